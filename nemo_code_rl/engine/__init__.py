@@ -1,0 +1,9 @@
+"""The execution engine: run untrusted Python on many inputs, isolated, limited and fast."""
+
+from nemo_code_rl.engine.limits import Limits
+from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
+from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.results import ExecutionResult, Verdict
+from nemo_code_rl.engine.sandbox import IsolationUnavailable
+
+__all__ = ["DEFAULT_PRELOAD", "ExecutionPool", "ExecutionResult", "IsolationUnavailable", "Limits", "Program", "Verdict"]

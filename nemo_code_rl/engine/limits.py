@@ -1,0 +1,63 @@
+"""Per-input resource limits for sandboxed programs.
+
+Every default lives here and nowhere else, so the README, the CLI and the environments agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any
+
+MiB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits applied to each input a program runs on.
+
+    Args:
+        timeout_s: wall-clock seconds per input, enforced from outside the program (SIGKILL).
+        cpu_s: CPU seconds per input (RLIMIT_CPU); ``None`` means ``timeout_s + 1``.
+        memory_bytes: address-space limit of the program's process (RLIMIT_AS).
+        output_bytes: bytes of stdout and of stderr kept per input; the rest is discarded and the
+            input gets the ``output_limit`` verdict.
+        file_bytes: largest file the program may write (RLIMIT_FSIZE); also the size of its temp dir.
+        processes: processes and threads the program may have at once (RLIMIT_NPROC).
+
+    Example:
+        >>> Limits(timeout_s=2).cpu_limit_s
+        3.0
+    """
+
+    timeout_s: float = 10.0
+    cpu_s: float | None = None
+    memory_bytes: int = 2048 * MiB
+    output_bytes: int = 8 * MiB
+    file_bytes: int = 64 * MiB
+    processes: int = 64
+
+    def __post_init__(self) -> None:
+        for name in ("timeout_s", "memory_bytes", "output_bytes", "file_bytes", "processes"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+                raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
+        if self.cpu_s is not None and (not isinstance(self.cpu_s, (int, float)) or self.cpu_s <= 0):
+            raise ValueError(f"Limits.cpu_s must be a positive number or None, got {self.cpu_s!r}")
+        if self.memory_bytes < 64 * MiB:
+            raise ValueError(f"Limits.memory_bytes must be at least 64 MiB, got {self.memory_bytes}")
+
+    @property
+    def cpu_limit_s(self) -> float:
+        """The CPU-time limit in force: ``cpu_s`` or, when unset, one second more than the wall limit."""
+        return float(self.cpu_s) if self.cpu_s is not None else float(self.timeout_s) + 1.0
+
+    def with_overrides(self, **overrides: Any) -> Limits:
+        """A copy with some fields changed; unknown names are an error, not silently ignored."""
+        known = {f.name for f in fields(self)}
+        unknown = sorted(set(overrides) - known)
+        if unknown:
+            raise ValueError(f"unknown limit(s) {unknown}; known limits are {sorted(known)}")
+        return replace(self, **overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)

@@ -1,0 +1,328 @@
+"""A pool of warm, isolated workers that runs batches of programs.
+
+The pool spreads programs over its workers (longest first, so one program with many tests does
+not finish last), replaces a worker that dies, retries its program once and then reports
+``worker_lost``. Every call returns exactly one result per input, in input order, whatever the
+programs do.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import weakref
+from collections import deque
+from collections.abc import Callable, Sequence
+
+from nemo_code_rl.engine import sandbox, wire
+from nemo_code_rl.engine.limits import Limits
+from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.results import ExecutionResult, Verdict
+from nemo_code_rl.engine.sandbox import IsolationUnavailable, SandboxConfig
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_PRELOAD = (
+    "array", "bisect", "cmath", "collections", "copy", "dataclasses", "datetime", "decimal",
+    "fractions", "functools", "heapq", "io", "itertools", "json", "math", "operator", "queue",
+    "random", "re", "statistics", "string", "sys", "threading", "time", "typing", "numpy",
+)  # fmt: skip
+_PASSED_ENV = ("LD_LIBRARY_PATH",)
+_JOB_GRACE_S = 15.0
+_START_TIMEOUT_S = 60.0
+_BOOT = (
+    "import sys; sys.path.insert(0, {root!r}); "
+    "from nemo_code_rl.engine.worker import main; raise SystemExit(main())"
+)
+
+ProgressCallback = Callable[[int, int], None]
+
+
+class _Worker:
+    """The pool's handle on one worker process and the job it is running."""
+
+    def __init__(self, index: int, settings: dict) -> None:
+        env = {
+            "PATH": "/usr/local/bin:/usr/bin:/bin",
+            "LANG": "C.UTF-8",
+            "HOME": "/",
+            "OPENBLAS_NUM_THREADS": "1",
+            "OMP_NUM_THREADS": "1",
+            "MKL_NUM_THREADS": "1",
+            "PYTHONDONTWRITEBYTECODE": "1",
+        }
+        env.update({k: os.environ[k] for k in _PASSED_ENV if k in os.environ})
+        root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+        self.index = index
+        self.process = subprocess.Popen(
+            [sys.executable, "-s", "-E", "-c", _BOOT.format(root=root), json.dumps(settings)],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=env,
+            cwd="/",
+            start_new_session=True,
+        )
+        self.reader = wire.FrameReader()
+        self.job: int | None = None
+        self.deadline = 0.0
+        self.report: dict | None = None
+
+    @property
+    def out_fd(self) -> int:
+        return self.process.stdout.fileno()
+
+    def read_frames(self) -> list | None:
+        """Frames now available, or ``None`` when the worker has gone."""
+        try:
+            chunk = os.read(self.out_fd, 1 << 20)
+        except OSError:
+            return None
+        return self.reader.feed(chunk) if chunk else None
+
+    def send(self, message: dict, job: int, deadline: float) -> bool:
+        try:
+            wire.write_frame(self.process.stdin.fileno(), message)
+        except OSError:
+            return False
+        self.job, self.deadline = job, deadline
+        return True
+
+    def kill(self) -> None:
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        self.close_pipes()
+        self.process.wait()
+
+    def close_pipes(self) -> None:
+        for pipe in (self.process.stdin, self.process.stdout):
+            try:
+                pipe.close()
+            except OSError:
+                pass
+
+
+def _await_handshakes(workers: Sequence[_Worker], timeout_s: float) -> None:
+    deadline = time.monotonic() + timeout_s
+    waiting = {w.out_fd: w for w in workers if w.report is None}
+    while waiting:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise RuntimeError(f"execution workers did not start within {timeout_s:g} s")
+        ready, _, _ = select.select(list(waiting), [], [], remaining)
+        for fd in ready:
+            worker = waiting[fd]
+            frames = worker.read_frames()
+            if frames is None:
+                raise RuntimeError(f"execution worker {worker.index} exited during start-up (see its stderr)")
+            if frames:
+                worker.report = frames[0]
+                del waiting[fd]
+    for worker in workers:
+        if not worker.report.get("ok"):
+            raise IsolationUnavailable(
+                f"{worker.report.get('error')}. Run on a host that allows namespaces (as root, or with "
+                "unprivileged user namespaces enabled), or lower the isolation explicitly with "
+                "isolation='none' (rlimits and process groups only; untrusted code can then read and "
+                "write what this user can)."
+            )
+
+
+def _shutdown(workers: list[_Worker]) -> None:
+    for worker in workers:
+        worker.close_pipes()
+    deadline = time.monotonic() + 5
+    for worker in workers:
+        try:
+            worker.process.wait(max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            worker.kill()
+    workers.clear()
+
+
+class ExecutionPool:
+    """Warm fork-server workers that run untrusted Python programs in isolation.
+
+    Args:
+        workers: number of worker processes (programs run in parallel); default: the CPUs
+            this process may use.
+        limits: default per-input limits (see ``Limits``).
+        isolation: ``"full"`` (namespaces, unprivileged identity, read-only filesystem; refuses
+            to start where the host does not permit it) or ``"none"`` (rlimits only).
+        strict: fork a fresh child for every input instead of one per program.
+        preload: modules imported once in each worker, so programs get them for free.
+        hidden_paths: folders replaced by an empty tmpfs in the sandbox (the Python installation
+            stays visible).
+        sandbox_uid: first uid of the range used for programs when running as root.
+
+    Example:
+        >>> with ExecutionPool(workers=1) as pool:                       # doctest: +SKIP
+        ...     [r.stdout for r in pool.run(Program("print(input()[::-1])", ["abc"]))]
+        ['cba\\n']
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        limits: Limits | None = None,
+        isolation: str = sandbox.FULL,
+        strict: bool = False,
+        preload: Sequence[str] = DEFAULT_PRELOAD,
+        hidden_paths: Sequence[str] = sandbox.DEFAULT_HIDDEN_PATHS,
+        sandbox_uid: int | None = None,
+    ) -> None:
+        if isolation not in sandbox.LEVELS:
+            raise ValueError(f"isolation must be one of {sandbox.LEVELS}, got {isolation!r}")
+        count = workers if workers is not None else len(os.sched_getaffinity(0))
+        if count < 1:
+            raise ValueError(f"workers must be at least 1, got {count}")
+        self.limits = limits or Limits()
+        self.strict = strict
+        self._isolation = isolation
+        self._preload = list(preload)
+        self._hidden = tuple(hidden_paths)
+        self._uid_base = sandbox_uid if sandbox_uid is not None else 60000 + (os.getpid() * 37) % 4000
+        self._lock = threading.Lock()
+        self._workers: list[_Worker] = []
+        self._finalizer = weakref.finalize(self, _shutdown, self._workers)
+        try:
+            self._workers.extend(self._spawn(i) for i in range(count))
+            _await_handshakes(self._workers, _START_TIMEOUT_S)
+        except BaseException:
+            self.close()
+            raise
+
+    def _spawn(self, index: int) -> _Worker:
+        config = SandboxConfig(
+            level=self._isolation,
+            uid=self._uid_base + index,
+            hidden_paths=self._hidden,
+            exposed_paths=sandbox.python_runtime_paths(),
+        )
+        return _Worker(index, {"sandbox": config.to_json_dict(), "preload": self._preload})
+
+    @property
+    def isolation(self) -> str:
+        """The isolation level the workers obtained."""
+        return self._workers[0].report["level"] if self._workers else self._isolation
+
+    @property
+    def isolation_report(self) -> dict:
+        """What the first worker reported at start-up: level, identity, namespaces, preloads."""
+        return {k: v for k, v in self._workers[0].report.items() if k != "ok"} if self._workers else {}
+
+    @property
+    def size(self) -> int:
+        return len(self._workers)
+
+    def run(self, program: Program) -> list[ExecutionResult]:
+        """Run one program on each of its inputs."""
+        return self.run_batch([program])[0]
+
+    def run_batch(
+        self, programs: Sequence[Program], progress: ProgressCallback | None = None
+    ) -> list[list[ExecutionResult]]:
+        """Run every program on each of its inputs, spread over the workers.
+
+        Returns one list per program, one ``ExecutionResult`` per input, in input order.
+        ``progress(done, total)`` is called as programs finish.
+        """
+        with self._lock:
+            if not self._workers:
+                raise RuntimeError("this ExecutionPool is closed")
+            return self._dispatch(list(programs), progress)
+
+    def _job(self, program: Program, index: int) -> dict:
+        return {
+            "id": index,
+            "source": program.source,
+            "inputs": program.encoded_inputs(),
+            "limits": program.limits or self.limits,
+            "strict": self.strict if program.strict is None else program.strict,
+        }
+
+    def _deadline(self, program: Program) -> float:
+        limits = program.limits or self.limits
+        return time.monotonic() + _JOB_GRACE_S + max(1, program.input_count) * (limits.timeout_s + 3)
+
+    def _dispatch(self, programs: list[Program], progress: ProgressCallback | None) -> list[list[ExecutionResult]]:
+        results: list[list[ExecutionResult] | None] = [None] * len(programs)
+        pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
+        attempts = [0] * len(programs)
+        done = 0
+
+        def finish(job: int, value: list[ExecutionResult]) -> None:
+            nonlocal done
+            results[job] = value
+            done += 1
+            if progress is not None:
+                progress(done, len(programs))
+
+        def lose(worker: _Worker, why: str) -> None:
+            job = worker.job
+            worker.kill()
+            self._workers[self._workers.index(worker)] = replacement = self._spawn(worker.index)
+            _await_handshakes([replacement], _START_TIMEOUT_S)
+            if job is None:
+                return
+            attempts[job] += 1
+            if attempts[job] <= 1:
+                logger.warning("execution worker %d lost (%s); retrying its program once", worker.index, why)
+                pending.appendleft(job)
+            else:
+                lost = ExecutionResult(Verdict.WORKER_LOST, error=f"worker lost twice: {why}")
+                finish(job, [lost] * programs[job].input_count)
+
+        for job in [i for i, p in enumerate(programs) if p.input_count == 0]:
+            pending.remove(job)
+            finish(job, [])
+        while done < len(programs):
+            for worker in [w for w in self._workers if w.job is None]:
+                if not pending:
+                    break
+                job = pending.popleft()
+                if not worker.send(self._job(programs[job], job), job, self._deadline(programs[job])):
+                    worker.job = job
+                    lose(worker, "its input pipe broke")
+            busy = {w.out_fd: w for w in self._workers if w.job is not None}
+            if not busy:
+                continue
+            timeout = max(0.0, min(w.deadline for w in busy.values()) - time.monotonic())
+            ready, _, _ = select.select(list(busy), [], [], timeout)
+            for fd in ready:
+                worker = busy[fd]
+                frames = worker.read_frames()
+                if frames is None:
+                    lose(worker, f"process exited with status {worker.process.poll()}")
+                    continue
+                for frame in frames:
+                    job, worker.job = worker.job, None
+                    finish(job, [_to_result(r) for r in frame["results"]])
+            now = time.monotonic()
+            for worker in [w for w in busy.values() if w.job is not None and w.deadline < now]:
+                lose(worker, "no answer before the job's deadline")
+        return [r for r in results if r is not None]
+
+    def close(self) -> None:
+        """Stop every worker; the pool cannot be used afterwards."""
+        self._finalizer()
+
+    def __enter__(self) -> ExecutionPool:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _to_result(data: dict) -> ExecutionResult:
+    fields = dict(data)
+    fields["verdict"] = Verdict(fields["verdict"])
+    return ExecutionResult(**fields)

@@ -1,0 +1,47 @@
+"""The unit of work the engine accepts: one program and the inputs to run it on."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from nemo_code_rl.engine.limits import Limits
+
+
+@dataclass(frozen=True)
+class Program:
+    """A Python program to run once per input, each input fed on stdin.
+
+    Args:
+        source: the program's source text. It is compiled once per forked child and executed
+            with fresh globals and ``__name__ == "__main__"`` for each input.
+        inputs: what each execution reads on stdin (``str`` is encoded as UTF-8).
+        limits: per-input limits; ``None`` takes the pool's.
+        strict: fork a fresh child for every input (full isolation between inputs) instead of
+            one child per program; ``None`` takes the pool's setting.
+
+    Example:
+        >>> Program("print(int(input()) * 2)", ["2", "5"]).input_count
+        2
+    """
+
+    source: str
+    inputs: Sequence[str | bytes] = field(default_factory=lambda: [""])
+    limits: Limits | None = None
+    strict: bool | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.source, str):
+            raise TypeError(f"Program.source must be str, got {type(self.source).__name__}")
+        if isinstance(self.inputs, (str, bytes)):
+            raise TypeError("Program.inputs must be a sequence of inputs, not a single str/bytes")
+        for index, item in enumerate(self.inputs):
+            if not isinstance(item, (str, bytes)):
+                raise TypeError(f"Program.inputs[{index}] must be str or bytes, got {type(item).__name__}")
+
+    @property
+    def input_count(self) -> int:
+        return len(self.inputs)
+
+    def encoded_inputs(self) -> list[bytes]:
+        return [item.encode("utf-8") if isinstance(item, str) else bytes(item) for item in self.inputs]

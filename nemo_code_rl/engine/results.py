@@ -1,0 +1,68 @@
+"""What one execution of a program on one input produced.
+
+A verdict describes the program, never the infrastructure, except ``worker_lost``: callers must
+count that one as an infrastructure fault and not score it as a model failure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import Enum
+from typing import Any
+
+
+class Verdict(str, Enum):
+    """How one input's execution ended."""
+
+    OK = "ok"
+    RUNTIME_ERROR = "runtime_error"
+    TIMEOUT = "timeout"
+    MEMORY_LIMIT = "memory_limit"
+    OUTPUT_LIMIT = "output_limit"
+    SIGNAL = "signal"
+    SYNTAX_ERROR = "syntax_error"
+    WORKER_LOST = "worker_lost"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class ExecutionResult:
+    """The outcome of running a program on one input.
+
+    Attributes:
+        verdict: how the execution ended.
+        exit_code: the program's exit status (``SystemExit`` code or ``os._exit`` status); ``None``
+            when it was killed by a signal or never ran.
+        stdout / stderr: captured text (UTF-8, undecodable bytes replaced), at most
+            ``Limits.output_bytes`` each.
+        stdout_dropped / stderr_dropped: bytes written beyond the cap and discarded.
+        error: one line for humans: the exception's last traceback line, the signal name, the
+            syntax error, or why the worker was lost.
+        signal: the name of the signal that ended the program (``SIGSEGV``), if any.
+        wall_s / cpu_s: wall-clock and CPU seconds spent on this input.
+        peak_memory_bytes: the process's resident-memory high-water mark when this input ended (a
+            running maximum when one child serves several inputs).
+    """
+
+    verdict: Verdict
+    exit_code: int | None = None
+    stdout: str = ""
+    stderr: str = ""
+    stdout_dropped: int = 0
+    stderr_dropped: int = 0
+    error: str = ""
+    signal: str | None = None
+    wall_s: float = 0.0
+    cpu_s: float = 0.0
+    peak_memory_bytes: int = 0
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is Verdict.OK
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["verdict"] = self.verdict.value
+        return data

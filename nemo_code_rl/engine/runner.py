@@ -1,0 +1,158 @@
+"""What the forked child does: run one compiled program on a range of inputs.
+
+Each input gets fresh globals, ``__name__ == "__main__"``, fd 0 re-pointed at an in-memory file
+holding the input (so ``input()``, ``sys.stdin.buffer.read()``, ``open(0).read()`` and
+``os.read(0, n)`` all work) and fresh ``sys.std*`` objects over the worker's pipes. After each
+input the child flushes, writes one report line on its control pipe and waits for the worker's
+acknowledgement, so that the worker has drained that input's output before the next input
+starts. The worker trusts report lines only for diagnostics, and measures time, output and
+termination itself.
+"""
+
+from __future__ import annotations
+
+import atexit
+import builtins
+import io
+import json
+import linecache
+import os
+import resource
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+
+FILENAME = "main.py"
+CONTROL_FD = 3
+STDOUT_KEEP_FD = 4
+STDERR_KEEP_FD = 5
+ACK_FD = 6
+_ERROR_CHARS = 500
+
+
+def _report(kind: str, index: int, payload: dict) -> None:
+    line = f"{kind} {index} {json.dumps(payload)}\n".encode()
+    os.write(CONTROL_FD, line)
+
+
+def _last_line(exc: BaseException) -> str:
+    text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    return (text[-1] if text else type(exc).__name__)[:_ERROR_CHARS]
+
+
+def _print_traceback(exc: BaseException) -> None:
+    """Print the traceback as the interpreter would, without the runner's own frame."""
+    tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
+    try:
+        traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
+    except Exception:  # noqa: BLE001 - a program may have broken sys.stderr; the verdict still stands
+        pass
+
+
+def _point_stdio(data: bytes) -> None:
+    stdin_fd = os.memfd_create("stdin", 0)
+    os.write(stdin_fd, data)
+    os.lseek(stdin_fd, 0, os.SEEK_SET)
+    os.dup2(stdin_fd, 0)
+    os.close(stdin_fd)
+    os.dup2(STDOUT_KEEP_FD, 1)
+    os.dup2(STDERR_KEEP_FD, 2)
+    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
+    )
+    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
+        io.BufferedWriter(io.FileIO(1, "w", closefd=False), 65536), encoding="utf-8", errors="backslashreplace"
+    )
+    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
+
+
+def _finish_interpreter_duties() -> None:
+    """What a real interpreter does at exit: wait for non-daemon threads, run atexit hooks, flush."""
+    main = threading.main_thread()
+    for thread in threading.enumerate():
+        if thread is not main and not thread.daemon:
+            thread.join()
+    atexit._run_exitfuncs()
+    atexit._clear()
+    for stream in {id(s): s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)}.values():
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - output the program broke is simply lost, as in CPython
+            pass
+
+
+def _exit_status(exc: SystemExit) -> int:
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        print(code, file=sys.stderr)
+    except Exception:  # noqa: BLE001
+        pass
+    return 1
+
+
+def _run_one(code, index: int, cpu_limit_s: float, recursion_limit: int) -> None:
+    used = resource.getrusage(resource.RUSAGE_SELF)
+    cpu_before = used.ru_utime + used.ru_stime
+    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+    soft = int(cpu_before + cpu_limit_s) + 1
+    resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    status, exit_code, error = "ok", 0, ""
+    program_globals = {"__name__": "__main__", "__builtins__": builtins, "__doc__": None, "__spec__": None}
+    try:
+        exec(code, program_globals)
+    except SystemExit as exc:
+        exit_code = _exit_status(exc)
+        if exit_code != 0:
+            status, error = "error", f"exit status {exit_code}"
+    except MemoryError as exc:
+        status, exit_code, error = "memory", 1, _last_line(exc)
+        _print_traceback(exc)
+    except BaseException as exc:  # noqa: BLE001 - anything the program raises is its verdict
+        status, exit_code, error = "error", 1, _last_line(exc)
+        _print_traceback(exc)
+    try:
+        _finish_interpreter_duties()
+    except SystemExit as exc:
+        exit_code = _exit_status(exc)
+    except BaseException as exc:  # noqa: BLE001
+        if status == "ok":
+            status, exit_code, error = "error", 1, _last_line(exc)
+    sys.setrecursionlimit(recursion_limit)
+    threading.stack_size(0)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime - cpu_before
+    _report(
+        "E",
+        index,
+        {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu, "rss": usage.ru_maxrss * 1024},
+    )
+
+
+def run_program(source: str, inputs: Sequence[bytes], start: int, stop: int, cpu_limit_s: float) -> None:
+    """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting after each input.
+
+    Expects the control pipe on fd 3, the stdout/stderr pipes on fds 4 and 5 and the
+    acknowledgement pipe on fd 6.
+    """
+    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
+    sys.argv = [FILENAME]
+    sys.set_int_max_str_digits(0)
+    try:
+        code = compile(source, FILENAME, "exec", dont_inherit=True)
+    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), MemoryError, ...
+        _report("S", start, {"error": _last_line(exc)})
+        return
+    recursion_limit = sys.getrecursionlimit()
+    for index in range(start, stop):
+        _point_stdio(inputs[index])
+        _run_one(code, index, cpu_limit_s, recursion_limit)
+        if index + 1 < stop and os.read(ACK_FD, 1) != b"+":
+            return

@@ -1,0 +1,221 @@
+"""OS isolation for untrusted programs, set up in three places.
+
+* ``isolate_worker`` runs once in each fresh worker process: private mount, network, IPC and UTS
+  namespaces (no network device but a downed loopback), home directories hidden behind empty
+  tmpfs with the Python installation bound back in, and the whole tree read-only.
+* ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``.
+* ``enter_sandbox`` runs in each forked program: rlimits, then an unprivileged identity with every
+  capability dropped and ``no_new_privs`` set.
+
+Isolation comes from the kernel, never from hiding Python names.
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import sys
+from dataclasses import asdict, dataclass, field
+
+from nemo_code_rl.engine import syscalls
+from nemo_code_rl.engine.limits import Limits
+
+FULL = "full"
+NONE = "none"
+LEVELS = (FULL, NONE)
+DEFAULT_HIDDEN_PATHS = ("/root", "/home")
+WORKDIR = "/tmp"
+_SHM = "/dev/shm"
+
+
+class IsolationUnavailable(RuntimeError):
+    """The host does not permit the configured isolation level."""
+
+
+@dataclass(frozen=True)
+class SandboxConfig:
+    """How a worker isolates the programs it runs; travels to the worker as JSON."""
+
+    level: str = FULL
+    uid: int = 60000
+    hidden_paths: tuple[str, ...] = DEFAULT_HIDDEN_PATHS
+    exposed_paths: tuple[str, ...] = ()
+    userns: bool = field(default_factory=lambda: os.geteuid() != 0)
+
+    def __post_init__(self) -> None:
+        if self.level not in LEVELS:
+            raise ValueError(f"isolation must be one of {LEVELS}, got {self.level!r}")
+
+    def to_json_dict(self) -> dict:
+        return asdict(self)
+
+
+def python_runtime_paths() -> tuple[str, ...]:
+    """Folders the sandboxed interpreter must still read: its prefix and every import path."""
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
+    candidates.update(p for p in sys.path if p and os.path.isdir(p))
+    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    candidates.add(package_root)
+    real = sorted({os.path.realpath(p) for p in candidates if os.path.isdir(p)})
+    return tuple(p for p in real if not any(p != q and p.startswith(q + os.sep) for q in real))
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w") as handle:
+        handle.write(text)
+
+
+def _enter_user_namespace() -> None:
+    uid, gid = os.geteuid(), os.getegid()
+    syscalls.unshare(syscalls.CLONE_NEWUSER)
+    _write("/proc/self/setgroups", "deny")
+    _write("/proc/self/uid_map", f"0 {uid} 1")
+    _write("/proc/self/gid_map", f"0 {gid} 1")
+
+
+def _hide_paths(hidden: tuple[str, ...], exposed: tuple[str, ...]) -> None:
+    """Cover each hidden folder with an empty tmpfs, binding back the exposed folders inside it.
+
+    The exposed folders are first bound to a staging tmpfs, because once their parent is covered
+    they can no longer be reached by path.
+    """
+    stage = os.path.join(WORKDIR, ".stage")
+    syscalls.mount("tmpfs", WORKDIR, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
+    os.mkdir(stage)
+    staged: list[tuple[str, str]] = []
+    covered = [h for h in hidden if os.path.isdir(h)]
+    for index, path in enumerate(exposed):
+        if any(path == h or path.startswith(h.rstrip("/") + "/") for h in covered):
+            slot = os.path.join(stage, str(index))
+            os.mkdir(slot)
+            syscalls.mount(path, slot, None, syscalls.MS_BIND | syscalls.MS_REC)
+            staged.append((slot, path))
+    for path in covered:
+        syscalls.mount("tmpfs", path, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
+    for slot, path in staged:
+        os.makedirs(path, mode=0o755, exist_ok=True)
+        syscalls.mount(slot, path, None, syscalls.MS_BIND | syscalls.MS_REC)
+        syscalls.umount(slot)
+    syscalls.umount(WORKDIR)
+
+
+def _remount_each_read_only() -> None:
+    """Fallback for kernels without mount_setattr: remount every mount point read-only."""
+    with open("/proc/self/mountinfo") as handle:
+        points = [line.split()[4] for line in handle]
+    for point in sorted(set(points), key=len):
+        with open("/proc/self/mountinfo") as handle:
+            options = next((ln.split()[5] for ln in handle if ln.split()[4] == point), "")
+        flags = syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY | syscalls.MS_NOSUID
+        flags |= syscalls.MS_NODEV if "nodev" in options.split(",") else 0
+        flags |= syscalls.MS_NOEXEC if "noexec" in options.split(",") else 0
+        syscalls.mount(None, point, None, flags)
+
+
+def isolate_worker(config: SandboxConfig) -> dict:
+    """Set up what all of a worker's executions share; return what was obtained.
+
+    Raises IsolationUnavailable naming the refused step when the full level was asked for.
+    """
+    if config.level == NONE:
+        return {"level": NONE, "identity": f"uid {os.geteuid()} (unchanged)", "namespaces": []}
+    step = "user namespace"
+    try:
+        if config.userns:
+            _enter_user_namespace()
+        step = "mount/network/IPC/UTS namespaces"
+        syscalls.unshare(
+            syscalls.CLONE_NEWNS | syscalls.CLONE_NEWNET | syscalls.CLONE_NEWIPC | syscalls.CLONE_NEWUTS
+        )
+        step = "private mount propagation"
+        syscalls.mount(None, "/", None, syscalls.MS_REC | syscalls.MS_PRIVATE)
+        step = "hiding home directories"
+        _hide_paths(config.hidden_paths, config.exposed_paths)
+        step = "read-only root"
+        try:
+            syscalls.make_tree_read_only("/")
+        except OSError:
+            _remount_each_read_only()
+        step = "PID namespace"
+        syscalls.unshare(syscalls.CLONE_NEWPID)
+    except OSError as exc:
+        raise IsolationUnavailable(f"the host refused the {step}: {exc}") from exc
+    identity = "user namespace, all capabilities dropped" if config.userns else f"uid {config.uid}"
+    return {
+        "level": FULL,
+        "identity": identity,
+        "namespaces": ["user"] * config.userns + ["mount", "network", "ipc", "uts", "pid"],
+        "hidden_paths": [p for p in config.hidden_paths if os.path.isdir(p)],
+    }
+
+
+def prepare_init(config: SandboxConfig) -> None:
+    """In the PID-namespace init: mount a /proc that shows only this namespace's processes."""
+    if config.level == FULL:
+        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
+        syscalls.mount("proc", "/proc", "proc", flags)
+
+
+def mount_workdir(config: SandboxConfig, limits: Limits) -> None:
+    """Give the next execution an empty private /tmp (and /dev/shm) owned by the sandbox user."""
+    if config.level != FULL:
+        return
+    owner = 0 if config.userns else config.uid
+    flags = syscalls.MS_NOSUID | syscalls.MS_NODEV
+    options = f"mode=0700,uid={owner},gid={owner},size={limits.file_bytes}"
+    syscalls.mount("tmpfs", WORKDIR, "tmpfs", flags, options)
+    if os.path.isdir(_SHM):
+        syscalls.mount("tmpfs", _SHM, "tmpfs", flags, options)
+
+
+def unmount_workdir(config: SandboxConfig) -> None:
+    if config.level != FULL:
+        return
+    if os.path.isdir(_SHM):
+        syscalls.umount(_SHM)
+    syscalls.umount(WORKDIR)
+
+
+def _set_limit(kind: int, soft: int, hard: int | None = None) -> None:
+    _, current_hard = resource.getrlimit(kind)
+    hard = soft if hard is None else hard
+    if current_hard != resource.RLIM_INFINITY:
+        hard = min(hard, current_hard)
+        soft = min(soft, hard)
+    resource.setrlimit(kind, (soft, hard))
+
+
+def apply_rlimits(limits: Limits, cpu_budget_s: float) -> None:
+    """Limits that hold for the whole child; the per-input CPU soft limit is moved by the runner."""
+    _set_limit(resource.RLIMIT_AS, limits.memory_bytes)
+    _set_limit(resource.RLIMIT_FSIZE, limits.file_bytes)
+    _set_limit(resource.RLIMIT_CORE, 0)
+    _set_limit(resource.RLIMIT_NPROC, limits.processes)
+    _set_limit(resource.RLIMIT_STACK, limits.memory_bytes)
+    _set_limit(resource.RLIMIT_CPU, int(cpu_budget_s) + 1)
+
+
+def drop_privileges(config: SandboxConfig) -> None:
+    """Become unprivileged for good: no capabilities, no way to regain them, no_new_privs."""
+    if config.level != FULL:
+        syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
+        return
+    for cap in range(syscalls.last_capability() + 1):
+        syscalls.prctl(syscalls.PR_CAPBSET_DROP, cap)
+    syscalls.prctl(
+        syscalls.PR_SET_SECUREBITS,
+        syscalls.SECBIT_NOROOT
+        | syscalls.SECBIT_NOROOT_LOCKED
+        | syscalls.SECBIT_NO_SETUID_FIXUP_LOCKED
+        | syscalls.SECBIT_KEEP_CAPS_LOCKED
+        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE
+        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    )
+    if not config.userns:
+        os.setgroups([])
+        os.setresgid(config.uid, config.uid, config.uid)
+        os.setresuid(config.uid, config.uid, config.uid)
+    syscalls.clear_capabilities()
+    syscalls.prctl(syscalls.PR_CAP_AMBIENT, syscalls.PR_CAP_AMBIENT_CLEAR_ALL)
+    syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
+    syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)
