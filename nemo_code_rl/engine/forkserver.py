@@ -8,13 +8,13 @@ never trusted from the child. After each child it kills every other process in t
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 import resource
 import select
 import shutil
 import signal
+import socket
 import tempfile
 import time
 from dataclasses import dataclass, field
@@ -24,8 +24,9 @@ from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
 
 _READ_CHUNK = 1 << 16
-_CONTROL_LINE_MAX = 4096
+_CONTROL_MESSAGE_MAX = 4096
 _EXIT_GRACE_S = 2.0
+_DISCARD_BEFORE_KILL = 16 * 1024 * 1024  # output discarded (and counted) before an endless writer is stopped
 
 
 def program_env(workdir: str) -> dict[str, str]:
@@ -67,7 +68,12 @@ def _result(verdict: Verdict, **fields) -> dict:
 
 
 class _Chain:
-    """One forked child running inputs ``[start, stop)`` of a program."""
+    """One forked child running inputs ``[start, stop)`` of a program.
+
+    The child opens with ``B start`` and ends each input with ``E i {report}``; each of these
+    carries the read ends of the next input's stdout and stderr pipes (the last report carries
+    none). Any other message, or one out of order, is a violation that ends the chain.
+    """
 
     def __init__(self, job: dict, start: int, stop: int, config: sandbox.SandboxConfig, workdir: str) -> None:
         self.job, self.start, self.stop, self.config, self.workdir = job, start, stop, config, workdir
@@ -76,131 +82,141 @@ class _Chain:
         self.syntax_error: str | None = None
         self.index = start
         self.violation = False
+        self.streams: dict[int, _Stream] = {}
         self.started = 0.0
         self.cpu_reported = 0.0
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
-        ctl_r, ctl_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        ack_r, self.ack_w = os.pipe()
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
-            self._child(ctl_w, out_w, err_w, ack_r)
-        for fd in (ctl_w, out_w, err_w, ack_r):
-            os.close(fd)
+            ours.close()
+            self._child(theirs.detach())
+        theirs.close()
         try:
-            self._supervise(pid, ctl_r, out_r, err_r)
+            self._supervise(pid, ours)
         finally:
-            for fd in (ctl_r, out_r, err_r, self.ack_w):
-                os.close(fd)
+            ours.close()
+            self._close_streams()
         return self.index
 
-    def _child(self, ctl_w: int, out_w: int, err_w: int, ack_r: int) -> None:
+    def _child(self, control_fd: int) -> None:
         try:
             os.setsid()
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-            ctl, out, err, ack = (fcntl.fcntl(fd, fcntl.F_DUPFD, 64) for fd in (ctl_w, out_w, err_w, ack_r))
-            for source, target in ((ctl, runner.CONTROL_FD), (out, runner.STDOUT_KEEP_FD), (err, runner.STDERR_KEEP_FD),
-                                   (ack, runner.ACK_FD), (out, 1), (err, 2)):
-                os.dup2(source, target)
-            os.dup2(os.open(os.devnull, os.O_RDONLY), 0)
-            os.closerange(runner.ACK_FD + 1, 1 << 16)
+            os.dup2(control_fd, runner.CONTROL_FD)
+            null = os.open(os.devnull, os.O_RDWR)
+            for target in (0, 1, 2):
+                os.dup2(null, target)
+            os.closerange(runner.CONTROL_FD + 1, 1 << 16)
             os.chdir(self.workdir)
-            budget = self.limits.cpu_limit_s * (self.stop - self.start) + 1
-            sandbox.apply_rlimits(self.limits, budget)
+            sandbox.apply_rlimits(self.limits, self.limits.cpu_limit_s * (self.stop - self.start) + 1)
             sandbox.drop_privileges(self.config)
             os.environ.clear()
             os.environ.update(program_env(self.workdir))
             runner.run_program(self.job["source"], self.job["inputs"], self.start, self.stop, self.limits.cpu_limit_s)
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
             try:
-                os.write(runner.CONTROL_FD, f"X {self.index} {json.dumps(str(exc)[:300])}\n".encode())
+                os.write(runner.CONTROL_FD, f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
             finally:
                 os._exit(70)
         os._exit(0)
 
-    def _supervise(self, pid: int, ctl_r: int, out_r: int, err_r: int) -> None:
+    def _supervise(self, pid: int, control: socket.socket) -> None:
         pidfd = os.pidfd_open(pid)
-        streams = {out_r: _Stream(self.limits.output_bytes), err_r: _Stream(self.limits.output_bytes)}
-        for fd in (ctl_r, out_r, err_r):
-            os.set_blocking(fd, False)
-        control, control_open = bytearray(), True
-        self.started, self.cpu_reported = time.monotonic(), 0.0
+        control.setblocking(False)
+        self.started = time.monotonic()
         killed_for: Verdict | None = None
+        control_open = True
         try:
             while True:
-                done = self.index >= self.stop or self.syntax_error is not None or self.violation
+                done = self.index >= self.stop or self.syntax_error is not None
+                if self.violation:
+                    self._kill(pid)
+                    break
                 remaining = self.started + (_EXIT_GRACE_S if done else self.limits.timeout_s) - time.monotonic()
-                if self.violation or remaining <= 0:
+                if remaining <= 0:
                     killed_for = None if done else Verdict.TIMEOUT
                     self._kill(pid)
                     break
-                watch = [pidfd] + [fd for fd, s in streams.items() if s.open] + [ctl_r] * control_open
+                watch = [pidfd, *(fd for fd, s in self.streams.items() if s.open)] + [control] * control_open
                 ready, _, _ = select.select(watch, [], [], remaining)
-                for fd in (out_r, err_r):
+                for fd in self.streams:
                     if fd in ready:
-                        _read_into(fd, streams[fd])
-                if not done and any(s.dropped > s.cap for s in streams.values()):
+                        _read_into(fd, self.streams[fd])
+                if not done and any(s.dropped > max(4 * s.cap, _DISCARD_BEFORE_KILL) for s in self.streams.values()):
                     killed_for = Verdict.OUTPUT_LIMIT
                     self._kill(pid)
                     break
-                if ctl_r in ready:
-                    chunk = _read_available(ctl_r)
-                    control_open = chunk is None or bool(chunk)
-                    control += chunk or b""
-                exited = pidfd in ready
-                if exited:
-                    control += _read_available(ctl_r) or b""
-                for line in _lines(control):
-                    self._on_report(line, streams)
-                    if self.violation:
-                        break
-                if exited:
+                if control in ready or pidfd in ready:
+                    control_open = self._read_control(control)
+                if pidfd in ready:
                     break
         finally:
             os.close(pidfd)
         _, status, usage = os.wait4(pid, 0)
         self._sweep()
-        for fd, stream in streams.items():
-            while _read_into(fd, stream):
-                pass
-        if self.index < self.stop and self.syntax_error is None and not self.violation:
-            self._record_end(status, usage, killed_for, streams)
+        self._read_control(control)
+        for fd, stream in self.streams.items():
+            _drain(fd, stream)
         if self.violation:
             self.index = self.stop
+        elif self.index < self.stop and self.syntax_error is None:
+            self._record_end(status, usage, killed_for)
 
-    def _on_report(self, line: bytes, streams: dict) -> None:
-        """Handle one report line from the child; a malformed or out-of-order line ends the chain."""
-        kind, _, rest = line.decode("utf-8", errors="replace").partition(" ")
+    def _read_control(self, control: socket.socket) -> bool:
+        """Handle every message waiting on the control socket; False once the child closed it."""
+        while not self.violation:
+            try:
+                message, fds, _, _ = socket.recv_fds(control, _CONTROL_MESSAGE_MAX, 2)
+            except (BlockingIOError, InterruptedError):
+                return True
+            except OSError:
+                return False
+            if not message and not fds:
+                return False
+            self._on_message(message, fds)
+        return True
+
+    def _on_message(self, message: bytes, fds: list[int]) -> None:
+        kind, _, rest = message.decode("utf-8", errors="replace").partition(" ")
         number, _, payload_text = rest.partition(" ")
+        index = int(number) if number.isdigit() else -1
+        expects_pipes = (kind == "B" and not self.streams) or (kind == "E" and index + 1 < self.stop)
+        if index != self.index or len(fds) != 2 * expects_pipes:
+            for fd in fds:
+                os.close(fd)
+            fds = []
+        if kind == "B" and fds:
+            self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
+            return
         try:
-            payload, index = json.loads(payload_text), int(number)
+            payload = json.loads(payload_text) if payload_text else None
         except ValueError:
-            payload, index = None, -1
+            payload = None
         if kind == "S" and index == self.index and isinstance(payload, dict):
             self.syntax_error = str(payload.get("error", "SyntaxError"))[:500]
-            return
-        if kind == "X" and index == self.index:
-            self._store(Verdict.RUNTIME_ERROR, streams, error=f"sandbox set-up failed: {payload}")
+        elif kind == "E" and isinstance(payload, dict) and self.streams and (fds or not expects_pipes):
+            self._on_end(payload)
+            self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
+        elif kind == "X" and index == self.index:
+            self._store(Verdict.RUNTIME_ERROR, error=f"sandbox set-up failed: {payload}")
             self.violation = True
-            return
-        if kind != "E" or index != self.index or not isinstance(payload, dict):
-            self._store(Verdict.RUNTIME_ERROR, streams, error="program wrote to the sandbox control channel")
+        else:
+            self._store(Verdict.RUNTIME_ERROR, error="program wrote to the sandbox control channel")
             self.violation = True
-            return
-        for fd, stream in streams.items():
-            while _read_into(fd, stream):
-                pass
+
+    def _on_end(self, payload: dict) -> None:
+        for fd, stream in self.streams.items():
+            _drain(fd, stream)
         verdict = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}.get(payload.get("status"), Verdict.RUNTIME_ERROR)
         error = str(payload.get("error", ""))[:500]
-        if any(s.dropped for s in streams.values()):
+        if any(s.dropped for s in self.streams.values()):
             verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
         cpu = _number(payload.get("cpu"))
         self._store(
             verdict,
-            streams,
             exit_code=int(_number(payload.get("exit_code"))),
             error=error,
             cpu_s=cpu,
@@ -208,14 +224,10 @@ class _Chain:
         )
         self.index += 1
         self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
-        if self.index < self.stop:
-            try:
-                os.write(self.ack_w, b"+")
-            except BrokenPipeError:
-                pass
 
-    def _store(self, verdict: Verdict, streams: dict, **fields) -> None:
-        (stdout, out_drop), (stderr, err_drop) = (s.take() for s in streams.values())
+    def _store(self, verdict: Verdict, **fields) -> None:
+        (stdout, out_drop), (stderr, err_drop) = (s.take() for s in self.streams.values()) if self.streams else (("", 0), ("", 0))
+        self._close_streams()
         self.results[self.index] = _result(
             verdict,
             stdout=stdout,
@@ -226,30 +238,40 @@ class _Chain:
             **fields,
         )
 
-    def _record_end(self, status: int, usage, killed_for: Verdict | None, streams: dict) -> None:
-        cpu = max(0.0, usage.ru_utime + usage.ru_stime - self.cpu_reported)
-        common = {"cpu_s": cpu, "peak_memory_bytes": usage.ru_maxrss * 1024}
+    def _close_streams(self) -> None:
+        for fd in self.streams:
+            os.close(fd)
+        self.streams = {}
+
+    def _record_end(self, status: int, usage, killed_for: Verdict | None) -> None:
+        """The child ended during input ``self.index``: classify how, from outside."""
+        common = {
+            "cpu_s": max(0.0, usage.ru_utime + usage.ru_stime - self.cpu_reported),
+            "peak_memory_bytes": usage.ru_maxrss * 1024,
+        }
         if killed_for is Verdict.TIMEOUT:
-            self._store(Verdict.TIMEOUT, streams, error=f"wall-clock limit of {self.limits.timeout_s:g} s exceeded", signal="SIGKILL", **common)
+            limit = f"wall-clock limit of {self.limits.timeout_s:g} s exceeded"
+            self._store(Verdict.TIMEOUT, error=limit, signal="SIGKILL", **common)
         elif killed_for is Verdict.OUTPUT_LIMIT:
-            self._store(Verdict.OUTPUT_LIMIT, streams, error="output limit exceeded", signal="SIGKILL", **common)
+            self._store(Verdict.OUTPUT_LIMIT, error="output limit exceeded", signal="SIGKILL", **common)
         elif os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
             name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
             if number == signal.SIGXCPU:
-                self._store(Verdict.TIMEOUT, streams, error=f"CPU time limit of {self.limits.cpu_limit_s:g} s exceeded", signal=name, **common)
+                limit = f"CPU time limit of {self.limits.cpu_limit_s:g} s exceeded"
+                self._store(Verdict.TIMEOUT, error=limit, signal=name, **common)
             else:
-                self._store(Verdict.SIGNAL, streams, error=f"killed by {name}", signal=name, **common)
+                self._store(Verdict.SIGNAL, error=f"killed by {name}", signal=name, **common)
         else:
             code = os.WEXITSTATUS(status)
-            verdict = Verdict.OK if code == 0 else Verdict.RUNTIME_ERROR
-            error = "" if code == 0 else f"exit status {code}"
-            if any(s.dropped for s in streams.values()):
+            verdict, error = (Verdict.OK, "") if code == 0 else (Verdict.RUNTIME_ERROR, f"exit status {code}")
+            if any(s.dropped for s in self.streams.values()):
                 verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
-            self._store(verdict, streams, exit_code=code, error=error, **common)
+            self._store(verdict, exit_code=code, error=error, **common)
         self.index += 1
 
-    def _kill(self, pid: int) -> None:
+    @staticmethod
+    def _kill(pid: int) -> None:
         for target in (-pid, pid):
             try:
                 os.kill(target, signal.SIGKILL)
@@ -272,19 +294,6 @@ class _Chain:
                 break
 
 
-def _read_available(fd: int) -> bytes | None:
-    """What can be read now: ``None`` when nothing is ready, ``b""`` at end of file."""
-    data = bytearray()
-    while True:
-        try:
-            chunk = os.read(fd, _READ_CHUNK)
-        except BlockingIOError:
-            return bytes(data) if data else None
-        if not chunk:
-            return bytes(data)
-        data += chunk
-
-
 def _read_into(fd: int, stream: _Stream) -> bool:
     """Read one chunk into ``stream``; False when nothing more is ready now."""
     if not stream.open:
@@ -300,16 +309,12 @@ def _read_into(fd: int, stream: _Stream) -> bool:
     return True
 
 
-def _lines(control: bytearray) -> list[bytes]:
-    lines = []
-    while b"\n" in control:
-        line, _, rest = bytes(control).partition(b"\n")
-        control[:] = rest
-        lines.append(line)
-    if len(control) > _CONTROL_LINE_MAX:
-        control.clear()
-        lines.append(b"? oversized control line")
-    return lines
+def _drain(fd: int, stream: _Stream) -> None:
+    """Read what an input wrote before its end; a short read means the pipe is empty."""
+    while stream.open:
+        before = len(stream.data) + stream.dropped
+        if not _read_into(fd, stream) or len(stream.data) + stream.dropped - before < _READ_CHUNK:
+            return
 
 
 def _number(value) -> float:

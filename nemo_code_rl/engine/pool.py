@@ -223,6 +223,16 @@ class ExecutionPool:
     def size(self) -> int:
         return len(self._workers)
 
+    @property
+    def worker_pids(self) -> list[int]:
+        """Process ids of the worker processes (for monitoring; killing one is survivable)."""
+        return [w.process.pid for w in self._workers]
+
+    @property
+    def sandbox_uids(self) -> range:
+        """The uids programs run as when the pool runs as root (one per worker)."""
+        return range(self._uid_base, self._uid_base + len(self._workers))
+
     def run(self, program: Program) -> list[ExecutionResult]:
         """Run one program on each of its inputs."""
         return self.run_batch([program])[0]

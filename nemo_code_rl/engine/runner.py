@@ -2,11 +2,12 @@
 
 Each input gets fresh globals, ``__name__ == "__main__"``, fd 0 re-pointed at an in-memory file
 holding the input (so ``input()``, ``sys.stdin.buffer.read()``, ``open(0).read()`` and
-``os.read(0, n)`` all work) and fresh ``sys.std*`` objects over the worker's pipes. After each
-input the child flushes, writes one report line on its control pipe and waits for the worker's
-acknowledgement, so that the worker has drained that input's output before the next input
-starts. The worker trusts report lines only for diagnostics, and measures time, output and
-termination itself.
+``os.read(0, n)`` all work), and fds 1 and 2 re-pointed at two new pipes whose read ends go to
+the worker over the control socket before the input starts (riding on the previous input's
+report). Output can therefore never be credited to the wrong input, and the child never waits
+for the worker. The worker trusts the
+report sent after each input only for diagnostics; it measures time, output and termination
+itself.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import json
 import linecache
 import os
 import resource
+import socket
 import sys
 import threading
 import traceback
@@ -25,15 +27,15 @@ from collections.abc import Sequence
 
 FILENAME = "main.py"
 CONTROL_FD = 3
-STDOUT_KEEP_FD = 4
-STDERR_KEEP_FD = 5
-ACK_FD = 6
 _ERROR_CHARS = 500
 
 
 def _report(kind: str, index: int, payload: dict) -> None:
-    line = f"{kind} {index} {json.dumps(payload)}\n".encode()
-    os.write(CONTROL_FD, line)
+    os.write(CONTROL_FD, f"{kind} {index} {json.dumps(payload)}".encode())
+
+
+def _end_message(index: int, payload: dict) -> str:
+    return f"E {index} {json.dumps(payload)}"
 
 
 def _last_line(exc: BaseException) -> str:
@@ -50,23 +52,50 @@ def _print_traceback(exc: BaseException) -> None:
         pass
 
 
-def _point_stdio(data: bytes) -> None:
-    stdin_fd = os.memfd_create("stdin", 0)
-    os.write(stdin_fd, data)
-    os.lseek(stdin_fd, 0, os.SEEK_SET)
-    os.dup2(stdin_fd, 0)
-    os.close(stdin_fd)
-    os.dup2(STDOUT_KEEP_FD, 1)
-    os.dup2(STDERR_KEEP_FD, 2)
-    sys.stdin = sys.__stdin__ = io.TextIOWrapper(
-        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
-    )
-    sys.stdout = sys.__stdout__ = io.TextIOWrapper(
-        io.BufferedWriter(io.FileIO(1, "w", closefd=False), 65536), encoding="utf-8", errors="backslashreplace"
-    )
-    sys.stderr = sys.__stderr__ = io.TextIOWrapper(
-        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
-    )
+class _Stdio:
+    """Re-points fds 0, 1 and 2 for each input, reusing what the program left intact."""
+
+    def __init__(self, control: socket.socket) -> None:
+        self.control = control
+        self.stdin_fd = os.memfd_create("stdin", 0)
+        self.stdout: io.TextIOWrapper | None = None
+        self.stderr: io.TextIOWrapper | None = None
+
+    def send_pipes(self, message: str) -> tuple[int, int]:
+        """Send ``message`` with the read ends of two new pipes; return their write ends."""
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        for fd in (out_r, err_r):
+            os.set_blocking(fd, False)
+        socket.send_fds(self.control, [message.encode()], [out_r, err_r])
+        os.close(out_r)
+        os.close(err_r)
+        return out_w, err_w
+
+    def point(self, data: bytes, out_w: int, err_w: int) -> None:
+        try:
+            os.ftruncate(self.stdin_fd, 0)
+        except OSError:
+            self.stdin_fd = os.memfd_create("stdin", 0)
+        os.pwrite(self.stdin_fd, data, 0)
+        os.lseek(self.stdin_fd, 0, os.SEEK_SET)
+        os.dup2(self.stdin_fd, 0)
+        for fd, target in ((out_w, 1), (err_w, 2)):
+            os.dup2(fd, target)
+            os.close(fd)
+        sys.stdin = sys.__stdin__ = io.TextIOWrapper(
+            io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
+        )
+        if self.stdout is None or sys.stdout is not self.stdout or self.stdout.closed:
+            self.stdout = io.TextIOWrapper(
+                io.BufferedWriter(io.FileIO(1, "w", closefd=False), 65536), encoding="utf-8", errors="backslashreplace"
+            )
+        if self.stderr is None or sys.stderr is not self.stderr or self.stderr.closed:
+            self.stderr = io.TextIOWrapper(
+                io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+            )
+        sys.stdout = sys.__stdout__ = self.stdout
+        sys.stderr = sys.__stderr__ = self.stderr
 
 
 def _finish_interpreter_duties() -> None:
@@ -97,7 +126,7 @@ def _exit_status(exc: SystemExit) -> int:
     return 1
 
 
-def _run_one(code, index: int, cpu_limit_s: float, recursion_limit: int) -> None:
+def _run_one(code, cpu_limit_s: float, recursion_limit: int) -> dict:
     used = resource.getrusage(resource.RUSAGE_SELF)
     cpu_before = used.ru_utime + used.ru_stime
     _, hard = resource.getrlimit(resource.RLIMIT_CPU)
@@ -129,18 +158,13 @@ def _run_one(code, index: int, cpu_limit_s: float, recursion_limit: int) -> None
     usage = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime - cpu_before
-    _report(
-        "E",
-        index,
-        {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu, "rss": usage.ru_maxrss * 1024},
-    )
+    return {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu, "rss": usage.ru_maxrss * 1024}
 
 
 def run_program(source: str, inputs: Sequence[bytes], start: int, stop: int, cpu_limit_s: float) -> None:
     """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting after each input.
 
-    Expects the control pipe on fd 3, the stdout/stderr pipes on fds 4 and 5 and the
-    acknowledgement pipe on fd 6.
+    Expects the control socket (``SOCK_SEQPACKET``, one message per report) on fd 3.
     """
     linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
     sys.argv = [FILENAME]
@@ -151,8 +175,12 @@ def run_program(source: str, inputs: Sequence[bytes], start: int, stop: int, cpu
         _report("S", start, {"error": _last_line(exc)})
         return
     recursion_limit = sys.getrecursionlimit()
+    stdio = _Stdio(socket.socket(fileno=CONTROL_FD))
+    out_w, err_w = stdio.send_pipes(f"B {start}")
     for index in range(start, stop):
-        _point_stdio(inputs[index])
-        _run_one(code, index, cpu_limit_s, recursion_limit)
-        if index + 1 < stop and os.read(ACK_FD, 1) != b"+":
-            return
+        stdio.point(inputs[index], out_w, err_w)
+        report = _end_message(index, _run_one(code, cpu_limit_s, recursion_limit))
+        if index + 1 < stop:
+            out_w, err_w = stdio.send_pipes(report)
+        else:
+            os.write(CONTROL_FD, report.encode())

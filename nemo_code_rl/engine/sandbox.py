@@ -3,9 +3,10 @@
 * ``isolate_worker`` runs once in each fresh worker process: private mount, network, IPC and UTS
   namespaces (no network device but a downed loopback), home directories hidden behind empty
   tmpfs with the Python installation bound back in, and the whole tree read-only.
-* ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``.
-* ``enter_sandbox`` runs in each forked program: rlimits, then an unprivileged identity with every
-  capability dropped and ``no_new_privs`` set.
+* ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``, an empty
+  capability bounding set and locked securebits, which every forked program inherits.
+* ``apply_rlimits`` and ``drop_privileges`` run in each forked program: rlimits, then an
+  unprivileged identity with no capabilities and ``no_new_privs`` set.
 
 Isolation comes from the kernel, never from hiding Python names.
 """
@@ -150,10 +151,26 @@ def isolate_worker(config: SandboxConfig) -> dict:
 
 
 def prepare_init(config: SandboxConfig) -> None:
-    """In the PID-namespace init: mount a /proc that shows only this namespace's processes."""
-    if config.level == FULL:
-        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
-        syscalls.mount("proc", "/proc", "proc", flags)
+    """In the PID-namespace init: a /proc that shows only this namespace, and no way back to privilege.
+
+    The init keeps its own effective capabilities (it mounts and kills), but an empty bounding
+    set and locked securebits mean no descendant can regain a capability by exec or by uid 0.
+    """
+    if config.level != FULL:
+        return
+    flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
+    syscalls.mount("proc", "/proc", "proc", flags)
+    for cap in range(syscalls.LAST_CAPABILITY + 1):
+        syscalls.prctl(syscalls.PR_CAPBSET_DROP, cap)
+    syscalls.prctl(
+        syscalls.PR_SET_SECUREBITS,
+        syscalls.SECBIT_NOROOT
+        | syscalls.SECBIT_NOROOT_LOCKED
+        | syscalls.SECBIT_NO_SETUID_FIXUP_LOCKED
+        | syscalls.SECBIT_KEEP_CAPS_LOCKED
+        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE
+        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
+    )
 
 
 def mount_workdir(config: SandboxConfig, limits: Limits) -> None:
@@ -200,22 +217,10 @@ def drop_privileges(config: SandboxConfig) -> None:
     if config.level != FULL:
         syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
         return
-    for cap in range(syscalls.last_capability() + 1):
-        syscalls.prctl(syscalls.PR_CAPBSET_DROP, cap)
-    syscalls.prctl(
-        syscalls.PR_SET_SECUREBITS,
-        syscalls.SECBIT_NOROOT
-        | syscalls.SECBIT_NOROOT_LOCKED
-        | syscalls.SECBIT_NO_SETUID_FIXUP_LOCKED
-        | syscalls.SECBIT_KEEP_CAPS_LOCKED
-        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE
-        | syscalls.SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED,
-    )
     if not config.userns:
         os.setgroups([])
         os.setresgid(config.uid, config.uid, config.uid)
         os.setresuid(config.uid, config.uid, config.uid)
     syscalls.clear_capabilities()
-    syscalls.prctl(syscalls.PR_CAP_AMBIENT, syscalls.PR_CAP_AMBIENT_CLEAR_ALL)
     syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
     syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)

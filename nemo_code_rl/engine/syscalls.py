@@ -56,6 +56,7 @@ _libc.umount2.argtypes = [ctypes.c_char_p, ctypes.c_int]
 _libc.unshare.argtypes = [ctypes.c_int]
 _libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
 _libc.syscall.restype = ctypes.c_long
+_libc.capset.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
 
 
 def _check(result: int, what: str) -> int:
@@ -126,12 +127,15 @@ def clear_capabilities() -> None:
     """Empty the effective, permitted and inheritable capability sets of the calling thread."""
     header = _CapHeader(_LINUX_CAPABILITY_VERSION_3, 0)
     data = (_CapData * 2)()
-    _check(_libc.capset(ctypes.byref(header), data), "capset")
+    _check(_libc.capset(ctypes.addressof(header), ctypes.addressof(data)), "capset")
 
 
-def last_capability() -> int:
+def _last_capability() -> int:
     try:
         with open("/proc/sys/kernel/cap_last_cap") as handle:
             return int(handle.read())
     except OSError:
         return 40
+
+
+LAST_CAPABILITY = _last_capability()

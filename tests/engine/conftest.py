@@ -1,0 +1,29 @@
+import os
+
+import pytest
+
+from nemo_code_rl import ExecutionPool, Limits
+
+TEST_LIMITS = Limits(timeout_s=3, memory_bytes=768 * 1024**2, output_bytes=64 * 1024, file_bytes=4 * 1024**2, processes=24)
+
+
+@pytest.fixture(scope="package")
+def pool():
+    with ExecutionPool(workers=2, limits=TEST_LIMITS) as engine:
+        yield engine
+
+
+def processes_with_uids(uids: range) -> list[int]:
+    """Host processes running as any of ``uids``: leftovers of sandboxed programs."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/status") as handle:
+                uid_line = next(line for line in handle if line.startswith("Uid:"))
+        except (OSError, StopIteration):
+            continue
+        if int(uid_line.split()[1]) in uids:
+            found.append(int(name))
+    return found

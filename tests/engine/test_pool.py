@@ -1,0 +1,148 @@
+"""Batch behaviour: order, spreading, worker loss and recovery, start-up checks."""
+
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+from nemo_code_rl import ExecutionPool, IsolationUnavailable, Program, Verdict
+
+from .seccomp import UNSHARE_SYSCALL
+
+REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def test_batch_results_follow_input_order(pool):
+    programs = [Program(f"print({i} * int(input()))", [str(j) for j in range(i % 4)]) for i in range(30)]
+    results = pool.run_batch(programs)
+    assert [len(r) for r in results] == [i % 4 for i in range(30)]
+    for i, per_program in enumerate(results):
+        assert [r.stdout for r in per_program] == [f"{i * j}\n" for j in range(i % 4)]
+
+
+def test_progress_is_reported(pool):
+    seen = []
+    pool.run_batch([Program("print(1)", [""]) for _ in range(5)], progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(i, 5) for i in range(1, 6)]
+
+
+def _kill_workers_later(pool, rounds, delay=0.6):
+    def killer():
+        for _ in range(rounds):
+            time.sleep(delay)
+            for pid in pool.worker_pids:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    return thread
+
+
+def test_a_killed_worker_is_replaced_and_its_program_retried():
+    with ExecutionPool(workers=1) as pool:
+        before = pool.worker_pids
+        killer = _kill_workers_later(pool, rounds=1)
+        result = pool.run(Program("import time\nfirst = not __import__('os').path.exists('seen')\ntime.sleep(1.5)\nprint('done')", [""]))[0]
+        killer.join()
+        assert result.verdict is Verdict.OK and result.stdout == "done\n"
+        assert pool.worker_pids != before
+        assert pool.run(Program("print(2)", [""]))[0].stdout == "2\n"
+
+
+def test_a_program_whose_worker_dies_twice_is_worker_lost():
+    with ExecutionPool(workers=1) as pool:
+        killer = _kill_workers_later(pool, rounds=2, delay=0.8)
+        results = pool.run(Program("import time\ntime.sleep(2)\nprint('x')", ["", ""]))
+        killer.join()
+        assert [r.verdict for r in results] == [Verdict.WORKER_LOST] * 2
+        assert "worker lost" in results[0].error
+        assert pool.run(Program("print(3)", [""]))[0].stdout == "3\n"
+
+
+def test_closing_the_pool_ends_every_worker():
+    pool = ExecutionPool(workers=2)
+    pids = pool.worker_pids
+    pool.close()
+    for pid in pids:
+        with pytest.raises(ProcessLookupError):
+            os.kill(pid, 0)
+    with pytest.raises(RuntimeError, match="closed"):
+        pool.run(Program("print(1)", [""]))
+
+
+def test_isolation_none_runs_programs_without_namespaces():
+    with ExecutionPool(workers=1, isolation="none") as pool:
+        assert pool.isolation == "none"
+        result = pool.run(Program("print(input())", ["plain"]))[0]
+        assert result.stdout == "plain\n"
+        assert pool.run(Program("while True: pass", [""], limits=pool.limits.with_overrides(timeout_s=1)))[0].verdict is Verdict.TIMEOUT
+
+
+def _run_child(code: str, *argv: str, user: str | None = None, python: str = sys.executable) -> str:
+    command = [python, "-c", code, REPO_ROOT, *argv]
+    if user is not None:
+        command = ["setpriv", f"--reuid={user}", f"--regid={user}", "--clear-groups", *command]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120, cwd="/")
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def test_refuses_to_start_when_the_host_forbids_namespaces():
+    """Under a seccomp policy that denies unshare (as Docker's default does), full isolation is refused."""
+    if platform.machine() not in UNSHARE_SYSCALL:
+        pytest.skip(f"no unshare syscall number known for {platform.machine()}")
+    code = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\n"
+        "from tests.engine.seccomp import deny_syscall\ndeny_syscall(int(sys.argv[2]))\n"
+        "from nemo_code_rl import ExecutionPool, IsolationUnavailable, Program\n"
+        "try:\n    ExecutionPool(workers=1)\nexcept IsolationUnavailable as exc:\n    print('refused:', exc)\n"
+        "with ExecutionPool(workers=1, isolation='none') as pool:\n"
+        "    print('lowered:', pool.run(Program('print(6 * 7)', ['']))[0].stdout.strip())\n"
+    )
+    out = _run_child(code, str(UNSHARE_SYSCALL[platform.machine()]))
+    assert "refused: the host refused the mount/network/IPC/UTS namespaces" in out
+    assert "isolation='none'" in out
+    assert "lowered: 42" in out
+
+
+def test_full_isolation_without_root_through_a_user_namespace():
+    python = shutil.which("python3", path="/usr/bin:/bin")
+    if python is None or shutil.which("setpriv") is None or not os.access(REPO_ROOT, os.R_OK | os.X_OK):
+        pytest.skip("needs a system python3 and setpriv to run as an unprivileged user")
+    code = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\nfrom nemo_code_rl import ExecutionPool, Program\n"
+        "probe = ('import os\\nst = dict(l.split(\":\", 1) for l in open(\"/proc/self/status\"))\\n'\n"
+        "         'print(st[\"CapEff\"].strip(), st[\"NoNewPrivs\"].strip())\\n'\n"
+        "         'try:\\n    open(\"/usr/escape\", \"w\")\\nexcept OSError:\\n    print(\"read-only\")')\n"
+        "with ExecutionPool(workers=1, preload=('math',)) as pool:\n"
+        "    print(pool.isolation, pool.isolation_report['identity'])\n"
+        "    print(pool.run(Program(probe, ['']))[0].stdout)\n"
+    )
+    out = _run_child(code, user="65534", python=python)
+    assert out.splitlines()[:3] == [
+        "full user namespace, all capabilities dropped",
+        "0000000000000000 1",
+        "read-only",
+    ]
+
+
+def test_invalid_configuration_is_rejected():
+    with pytest.raises(ValueError, match="isolation"):
+        ExecutionPool(workers=1, isolation="partial")
+    with pytest.raises(ValueError, match="workers"):
+        ExecutionPool(workers=0)
+    with pytest.raises(TypeError, match="inputs"):
+        Program("print(1)", "not a list")
+
+
+def test_isolation_unavailable_is_exported():
+    assert issubclass(IsolationUnavailable, RuntimeError)
