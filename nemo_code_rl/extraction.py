@@ -1,0 +1,189 @@
+"""Find the program inside a raw model completion.
+
+Extraction never raises on model output: a completion without code is a *format failure*, which
+is a legitimate (zero-reward) outcome of the policy, not an error of the pipeline. Reasoning in
+``<think>`` sections is dropped first by default, so code the model drafted while thinking is not
+mistaken for its answer.
+
+Modes:
+    ``fenced`` (default): the last non-empty fenced block labelled ``python`` / ``py`` /
+        ``python3`` / ``py3`` (any case); when there is none, the last non-empty unlabelled fence.
+        Blocks in other languages (```` ```cpp ````) never count.
+    ``gym``: NeMo Gym ``code_gen`` (and LiveCodeBench ``LMStyle.OpenAIChat``): take every line
+        that *contains* a triple backtick, and return the lines between the last two of them; fewer
+        than two such lines, or nothing between them, is a failure. Use it to reproduce Gym's rewards
+        on Gym's data. Gym applies it to the response's ``output_text``, from which the server has
+        already removed reasoning, which is what ``strip_think`` reproduces on raw completions.
+    ``code_tags``: the last ``<code>...</code>`` section.
+    ``regex``: the last match of ``ExtractionConfig.pattern`` (compiled with ``re.DOTALL``); its
+        first group is the code.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+ExtractionMode = Literal["fenced", "gym", "code_tags", "regex"]
+
+PYTHON_LABELS = frozenset({"python", "py", "python3", "py3"})
+
+_THINK_PAIR = re.compile(r"<think>.*?</think>", re.DOTALL)
+_THINK_OPEN = "<think>"
+_THINK_CLOSE = "</think>"
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,})[ \t]*([\w+#-]*)[^`]*$")
+_FENCE_CLOSE = re.compile(r"^\s*(`{3,})\s*$")
+_CODE_TAGS = re.compile(r"<code>(.*?)</code>", re.DOTALL)
+
+
+@dataclass(frozen=True)
+class ExtractionConfig:
+    """How to find the code in a completion.
+
+    Args:
+        mode: one of ``fenced`` (default), ``gym``, ``code_tags``, ``regex`` (see the module doc).
+        pattern: the regular expression for ``regex`` mode; it must have at least one group.
+        strip_think: drop ``<think>`` sections before extracting (see ``strip_think_sections``).
+    """
+
+    mode: ExtractionMode = "fenced"
+    pattern: str | None = None
+    strip_think: bool = True
+
+    def __post_init__(self) -> None:
+        if self.mode not in ("fenced", "gym", "code_tags", "regex"):
+            raise ValueError(f"unknown extraction mode {self.mode!r}")
+        if self.mode == "regex":
+            if not self.pattern:
+                raise ValueError("extraction mode 'regex' needs a pattern")
+            if re.compile(self.pattern, re.DOTALL).groups < 1:
+                raise ValueError(f"extraction pattern {self.pattern!r} has no group to hold the code")
+        elif self.pattern is not None:
+            raise ValueError(f"a pattern is only used by mode 'regex', not {self.mode!r}")
+
+
+@dataclass(frozen=True)
+class ExtractionResult:
+    """The code found in a completion, or why there is none.
+
+    Attributes:
+        code: the program text, or ``None`` on a format failure.
+        reason: where the code came from, or ``"format failure: ..."`` saying what was missing.
+    """
+
+    code: str | None
+    reason: str
+
+    @property
+    def format_ok(self) -> bool:
+        return self.code is not None
+
+
+def strip_think_sections(text: str) -> str:
+    """Remove reasoning so that only the final answer is searched for code.
+
+    Removes every ``<think>...</think>`` pair; then, if a stray ``</think>`` is left (the chat
+    template opened the section in the prompt), everything up to it; then, if a ``<think>`` is
+    left unclosed (reasoning cut off), everything from it on.
+
+    >>> strip_think_sections("<think>try ```python\\nx```</think>answer")
+    'answer'
+    >>> strip_think_sections("draft...</think>final")
+    'final'
+    """
+    text = _THINK_PAIR.sub("", text)
+    close = text.rfind(_THINK_CLOSE)
+    if close != -1:
+        text = text[close + len(_THINK_CLOSE) :]
+    opened = text.find(_THINK_OPEN)
+    if opened != -1:
+        text = text[:opened]
+    return text
+
+
+def extract_code(completion: str, config: ExtractionConfig | None = None) -> ExtractionResult:
+    """Extract the program from ``completion`` according to ``config`` (default: ``fenced``).
+
+    >>> extract_code("Here:\\n```python\\nprint(1)\\n```\\n").code
+    'print(1)'
+    >>> extract_code("no code here").reason
+    'format failure: no ```python or unlabelled ``` block'
+    """
+    config = config or ExtractionConfig()
+    text = strip_think_sections(completion) if config.strip_think else completion
+    if config.mode == "fenced":
+        return _extract_fenced(text)
+    if config.mode == "gym":
+        return _extract_gym(text)
+    if config.mode == "code_tags":
+        return _extract_last_group(text, _CODE_TAGS, "<code>...</code> section", strip_newlines=True)
+    assert config.pattern is not None
+    pattern = re.compile(config.pattern, re.DOTALL)
+    return _extract_last_group(text, pattern, f"match of {config.pattern!r}", strip_newlines=False)
+
+
+def fenced_blocks(text: str) -> list[tuple[str, str]]:
+    """All closed fenced blocks as ``(label, code)`` pairs, in order; the label is lower-cased.
+
+    A block opens on a line starting with three or more backticks (optionally followed by a
+    label) and closes on a line of at least as many backticks, or on a line that ends with them
+    (a common slip of models: ``print(x)```). A block never closed is not a block. ``\r\n``
+    counts as a line break.
+
+    >>> fenced_blocks("```py\\na\\n```\\ntext\\n```\\nb\\n```")
+    [('py', 'a'), ('', 'b')]
+    """
+    blocks: list[tuple[str, str]] = []
+    fence = ""
+    label = ""
+    body: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if not fence:
+            opening = _FENCE_OPEN.match(line)
+            if opening:
+                fence, label, body = opening.group(1), opening.group(2).lower(), []
+            continue
+        closing = _FENCE_CLOSE.match(line)
+        if closing and len(closing.group(1)) >= len(fence):
+            blocks.append((label, "\n".join(body)))
+            fence = ""
+        elif line.rstrip().endswith(fence) and not line.strip().startswith("`"):
+            body.append(line.rstrip()[: -len(fence)])
+            blocks.append((label, "\n".join(body)))
+            fence = ""
+        else:
+            body.append(line)
+    return blocks
+
+
+def _extract_fenced(text: str) -> ExtractionResult:
+    blocks = [(label, code) for label, code in fenced_blocks(text) if code.strip()]
+    for wanted, description in ((PYTHON_LABELS, "```python"), (frozenset({""}), "unlabelled ```")):
+        chosen = [code for label, code in blocks if label in wanted]
+        if chosen:
+            return ExtractionResult(chosen[-1], f"last {description} block of {len(chosen)}")
+    return ExtractionResult(None, "format failure: no ```python or unlabelled ``` block")
+
+
+def _extract_gym(text: str) -> ExtractionResult:
+    lines = text.split("\n")
+    fence_lines = [index for index, line in enumerate(lines) if "```" in line]
+    if len(fence_lines) < 2:
+        return ExtractionResult(None, "format failure: fewer than two ``` lines")
+    code = "\n".join(lines[fence_lines[-2] + 1 : fence_lines[-1]])
+    if not code:
+        return ExtractionResult(None, "format failure: nothing between the last two ``` lines")
+    return ExtractionResult(code, "lines between the last two ``` lines")
+
+
+def _extract_last_group(
+    text: str, pattern: re.Pattern[str], description: str, *, strip_newlines: bool
+) -> ExtractionResult:
+    found = [match.group(1) for match in pattern.finditer(text) if match.group(1)]
+    if strip_newlines:
+        found = [code.strip("\n") for code in found]
+    found = [code for code in found if code.strip()]
+    if not found:
+        return ExtractionResult(None, f"format failure: no non-empty {description}")
+    return ExtractionResult(found[-1], f"last {description} of {len(found)}")

@@ -1,0 +1,26 @@
+"""Locate the real-data fixtures (``shared/data`` next to the repository, or ``$NEMO_CODE_RL_FIXTURES``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+FIXTURES_ENV = "NEMO_CODE_RL_FIXTURES"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def fixtures_path() -> Path:
+    """Where the fixtures should be; they may be absent (e.g. in a bare checkout)."""
+    configured = os.environ.get(FIXTURES_ENV)
+    return Path(configured) if configured else (REPO_ROOT.parent / "shared" / "data")
+
+
+@pytest.fixture(scope="session")
+def fixtures_dir() -> Path:
+    """The real-data folder; tests that use it are skipped, saying why, when it is absent."""
+    path = fixtures_path()
+    if not path.is_dir():
+        pytest.skip(f"real-data fixtures not found at {path} (set {FIXTURES_ENV} to the shared/data folder)")
+    return path
