@@ -75,8 +75,10 @@ class _Chain:
     none). Any other message, or one out of order, is a violation that ends the chain.
     """
 
-    def __init__(self, job: dict, start: int, stop: int, config: sandbox.SandboxConfig, workdir: str) -> None:
-        self.job, self.start, self.stop, self.config, self.workdir = job, start, stop, config, workdir
+    def __init__(
+        self, job: dict, start: int, stop: int, config: sandbox.SandboxConfig, workdir: str, link: _PoolLink
+    ) -> None:
+        self.job, self.start, self.stop, self.config, self.workdir, self.link = job, start, stop, config, workdir, link
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
         self.syntax_error: str | None = None
@@ -85,6 +87,7 @@ class _Chain:
         self.streams: dict[int, _Stream] = {}
         self.started = 0.0
         self.cpu_reported = 0.0
+        self.cancelled = False
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
@@ -105,9 +108,12 @@ class _Chain:
         try:
             os.setsid()
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-            os.dup2(control_fd, runner.CONTROL_FD)
+            private = self.job.get("stdin_fds")
             null = os.open(os.devnull, os.O_RDWR)
-            for target in (0, 1, 2):
+            os.dup2(private[self.start] if private is not None else null, 0)
+            os.lseek(0, 0, os.SEEK_SET)
+            os.dup2(control_fd, runner.CONTROL_FD)
+            for target in (1, 2):
                 os.dup2(null, target)
             os.closerange(runner.CONTROL_FD + 1, 1 << 16)
             os.chdir(self.workdir)
@@ -115,7 +121,8 @@ class _Chain:
             sandbox.drop_privileges(self.config)
             os.environ.clear()
             os.environ.update(program_env(self.workdir))
-            runner.run_program(self.job["source"], self.job["inputs"], self.start, self.stop, self.limits.cpu_limit_s)
+            inputs = None if private is not None else self.job["inputs"]
+            runner.run_program(self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s)
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
             try:
                 os.write(runner.CONTROL_FD, f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
@@ -141,7 +148,13 @@ class _Chain:
                     self._kill(pid)
                     break
                 watch = [pidfd, *(fd for fd, s in self.streams.items() if s.open)] + [control] * control_open
+                if self.job["stream"]:
+                    watch.append(self.link.fd)
                 ready, _, _ = select.select(watch, [], [], remaining)
+                if self.link.fd in ready and self.link.cancelled(self.job["id"]):
+                    self.cancelled = True
+                    self._kill(pid)
+                    break
                 for fd in self.streams:
                     if fd in ready:
                         _read_into(fd, self.streams[fd])
@@ -160,7 +173,7 @@ class _Chain:
         self._read_control(control)
         for fd, stream in self.streams.items():
             _drain(fd, stream)
-        if self.violation:
+        if self.violation or self.cancelled:
             self.index = self.stop
         elif self.index < self.stop and self.syntax_error is None:
             self._record_end(status, usage, killed_for)
@@ -237,6 +250,8 @@ class _Chain:
             wall_s=time.monotonic() - self.started,
             **fields,
         )
+        if self.job["stream"]:
+            self.link.send({"id": self.job["id"], "partial": self.index, "result": self.results[self.index]})
 
     def _close_streams(self) -> None:
         for fd in self.streams:
@@ -321,27 +336,89 @@ def _number(value) -> float:
     return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
 
 
-def execute(job: dict, config: sandbox.SandboxConfig) -> list[dict]:
-    """Run one program on all its inputs; one result dict per input, in order."""
+class _PoolLink:
+    """The fork server's end of the pool's pipes: jobs and cancellations in, results out."""
+
+    def __init__(self) -> None:
+        self.fd = 0
+        self._reader = wire.FrameReader()
+        self._frames: list[dict] = []
+        self._cancelled: set[int] = set()
+
+    def next_job(self) -> dict | None:
+        """Block for the next job; ``None`` when the pool has closed the pipe."""
+        while True:
+            while self._frames:
+                frame = self._frames.pop(0)
+                if "cancel" not in frame:
+                    self._cancelled.clear()
+                    return frame
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return None
+            self._frames.extend(self._reader.feed(chunk))
+
+    def cancelled(self, job_id: int) -> bool:
+        """Read what the pool sent while a job runs; True once it cancelled ``job_id``."""
+        if select.select([self.fd], [], [], 0)[0]:
+            chunk = os.read(self.fd, 1 << 20)
+            if not chunk:
+                return True
+            self._frames.extend(self._reader.feed(chunk))
+            self._cancelled.update(f["cancel"] for f in self._frames if "cancel" in f)
+            self._frames = [f for f in self._frames if "cancel" not in f]
+        return job_id in self._cancelled
+
+    @staticmethod
+    def send(frame: dict) -> None:
+        wire.write_frame(1, frame)
+
+
+def _memfd(data: bytes) -> int:
+    fd = os.memfd_create("stdin", 0)
+    os.write(fd, data)
+    return fd
+
+
+def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink) -> list[dict]:
+    """Run one program on all its inputs; one result dict per input, in order.
+
+    Private inputs leave this process's memory at once: each goes into a memfd that only the
+    child forked for that input receives, so no child can read another input ahead of time.
+    """
     limits: Limits = job["limits"]
-    count = len(job["inputs"])
+    if job.get("private"):
+        job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
+        job["strict"] = True
+    count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
     results: dict[int, dict] = {}
     index = 0
-    while index < count:
-        stop = index + 1 if job["strict"] else count
-        workdir = _open_workdir(config, limits)
-        try:
-            while index < stop:
-                chain = _Chain(job, index, stop, config, workdir)
-                index = chain.run()
-                results.update(chain.results)
-                if chain.syntax_error is not None:
-                    for rest in range(len(results), count):
-                        results[rest] = _result(Verdict.SYNTAX_ERROR, exit_code=1, error=chain.syntax_error)
-                    return [results[i] for i in range(count)]
-        finally:
-            _close_workdir(config, workdir)
+    try:
+        while index < count:
+            stop = index + 1 if job["strict"] else count
+            workdir = _open_workdir(config, limits)
+            try:
+                while index < stop:
+                    chain = _Chain(job, index, stop, config, workdir, link)
+                    index = chain.run()
+                    results.update(chain.results)
+                    if chain.syntax_error is not None or chain.cancelled:
+                        return _complete(results, count, chain)
+            finally:
+                _close_workdir(config, workdir)
+    finally:
+        for fd in job.get("stdin_fds", ()):
+            os.close(fd)
     return [results[i] for i in range(count)]
+
+
+def _complete(results: dict[int, dict], count: int, chain: _Chain) -> list[dict]:
+    """Fill the inputs a syntax error or a cancellation left without a result."""
+    if chain.syntax_error is not None:
+        filler = _result(Verdict.SYNTAX_ERROR, exit_code=1, error=chain.syntax_error)
+    else:
+        filler = _result(Verdict.NOT_RUN, error="not run: the caller stopped the program early")
+    return [results.get(i, filler) for i in range(count)]
 
 
 def _open_workdir(config: sandbox.SandboxConfig, limits: Limits) -> str:
@@ -361,9 +438,10 @@ def _close_workdir(config: sandbox.SandboxConfig, workdir: str) -> None:
 def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:
     """Answer jobs from the pool on fds 0/1 until the pool closes the pipe."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    wire.write_frame(1, handshake)
+    link = _PoolLink()
+    link.send(handshake)
     while True:
-        job = wire.read_frame(0)
+        job = link.next_job()
         if job is None:
             return
-        wire.write_frame(1, {"id": job["id"], "results": execute(job, config)})
+        link.send({"id": job["id"], "results": execute(job, config, link)})

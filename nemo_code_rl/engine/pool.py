@@ -43,6 +43,7 @@ _BOOT = (
 )
 
 ProgressCallback = Callable[[int, int], None]
+StopPredicate = Callable[[int, int, ExecutionResult], bool]
 
 
 class _Worker:
@@ -93,6 +94,13 @@ class _Worker:
             return False
         self.job, self.deadline = job, deadline
         return True
+
+    def cancel(self, job: int) -> None:
+        """Ask the worker to stop ``job``; harmless if it has already finished."""
+        try:
+            wire.write_frame(self.process.stdin.fileno(), {"cancel": job})
+        except OSError:
+            pass
 
     def kill(self) -> None:
         try:
@@ -238,32 +246,42 @@ class ExecutionPool:
         return self.run_batch([program])[0]
 
     def run_batch(
-        self, programs: Sequence[Program], progress: ProgressCallback | None = None
+        self,
+        programs: Sequence[Program],
+        progress: ProgressCallback | None = None,
+        stop_when: StopPredicate | None = None,
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the workers.
 
         Returns one list per program, one ``ExecutionResult`` per input, in input order.
-        ``progress(done, total)`` is called as programs finish.
+        ``progress(done, total)`` is called as programs finish. ``stop_when(program_index,
+        input_index, result)`` is asked, in this process, as each input finishes; when it answers
+        True the program is stopped and its remaining inputs get ``not_run``. It is how a caller
+        exits early on a wrong answer without the expected answers ever entering the sandbox.
         """
         with self._lock:
             if not self._workers:
                 raise RuntimeError("this ExecutionPool is closed")
-            return self._dispatch(list(programs), progress)
+            return self._dispatch(list(programs), progress, stop_when)
 
-    def _job(self, program: Program, index: int) -> dict:
+    def _job(self, program: Program, index: int, stream: bool) -> dict:
         return {
             "id": index,
             "source": program.source,
             "inputs": program.encoded_inputs(),
             "limits": program.limits or self.limits,
             "strict": self.strict if program.strict is None else program.strict,
+            "private": program.private,
+            "stream": stream,
         }
 
     def _deadline(self, program: Program) -> float:
         limits = program.limits or self.limits
         return time.monotonic() + _JOB_GRACE_S + max(1, program.input_count) * (limits.timeout_s + 3)
 
-    def _dispatch(self, programs: list[Program], progress: ProgressCallback | None) -> list[list[ExecutionResult]]:
+    def _dispatch(
+        self, programs: list[Program], progress: ProgressCallback | None, stop_when: StopPredicate | None
+    ) -> list[list[ExecutionResult]]:
         results: list[list[ExecutionResult] | None] = [None] * len(programs)
         pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
         attempts = [0] * len(programs)
@@ -299,7 +317,8 @@ class ExecutionPool:
                 if not pending:
                     break
                 job = pending.popleft()
-                if not worker.send(self._job(programs[job], job), job, self._deadline(programs[job])):
+                message = self._job(programs[job], job, stream=stop_when is not None)
+                if not worker.send(message, job, self._deadline(programs[job])):
                     worker.job = job
                     lose(worker, "its input pipe broke")
             busy = {w.out_fd: w for w in self._workers if w.job is not None}
@@ -314,6 +333,12 @@ class ExecutionPool:
                     lose(worker, f"process exited with status {worker.process.poll()}")
                     continue
                 for frame in frames:
+                    if frame.get("id") != worker.job:
+                        continue
+                    if "partial" in frame:
+                        if stop_when(worker.job, frame["partial"], _to_result(frame["result"])):
+                            worker.cancel(worker.job)
+                        continue
                     job, worker.job = worker.job, None
                     finish(job, [_to_result(r) for r in frame["results"]])
             now = time.monotonic()

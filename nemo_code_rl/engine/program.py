@@ -19,6 +19,10 @@ class Program:
         limits: per-input limits; ``None`` takes the pool's.
         strict: fork a fresh child for every input (full isolation between inputs) instead of
             one child per program; ``None`` takes the pool's setting.
+        private: the inputs hold what the program must not see before it reads them (test code
+            with expected values): each input goes to a child forked for it alone, by an
+            in-memory file, and never sits in that child's memory as Python objects. Implies
+            ``strict``.
 
     Example:
         >>> Program("print(int(input()) * 2)", ["2", "5"]).input_count
@@ -29,6 +33,7 @@ class Program:
     inputs: Sequence[str | bytes] = field(default_factory=lambda: [""])
     limits: Limits | None = None
     strict: bool | None = None
+    private: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, str):

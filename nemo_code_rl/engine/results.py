@@ -1,7 +1,8 @@
 """What one execution of a program on one input produced.
 
 A verdict describes the program, never the infrastructure, except ``worker_lost``: callers must
-count that one as an infrastructure fault and not score it as a model failure.
+count that one as an infrastructure fault and not score it as a model failure. ``not_run`` marks
+inputs skipped because the caller stopped the program early (``run_batch(stop_when=...)``).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ class Verdict(str, Enum):
     SIGNAL = "signal"
     SYNTAX_ERROR = "syntax_error"
     WORKER_LOST = "worker_lost"
+    NOT_RUN = "not_run"
 
     def __str__(self) -> str:
         return self.value

@@ -55,9 +55,9 @@ def _print_traceback(exc: BaseException) -> None:
 class _Stdio:
     """Re-points fds 0, 1 and 2 for each input, reusing what the program left intact."""
 
-    def __init__(self, control: socket.socket) -> None:
+    def __init__(self, control: socket.socket, own_stdin: bool) -> None:
         self.control = control
-        self.stdin_fd = os.memfd_create("stdin", 0)
+        self.stdin_fd = os.memfd_create("stdin", 0) if own_stdin else -1
         self.stdout: io.TextIOWrapper | None = None
         self.stderr: io.TextIOWrapper | None = None
 
@@ -72,14 +72,16 @@ class _Stdio:
         os.close(err_r)
         return out_w, err_w
 
-    def point(self, data: bytes, out_w: int, err_w: int) -> None:
-        try:
-            os.ftruncate(self.stdin_fd, 0)
-        except OSError:
-            self.stdin_fd = os.memfd_create("stdin", 0)
-        os.pwrite(self.stdin_fd, data, 0)
-        os.lseek(self.stdin_fd, 0, os.SEEK_SET)
-        os.dup2(self.stdin_fd, 0)
+    def point(self, data: bytes | None, out_w: int, err_w: int) -> None:
+        """Re-point fds 0-2 for the next input; ``data=None`` keeps the stdin already on fd 0."""
+        if data is not None:
+            try:
+                os.ftruncate(self.stdin_fd, 0)
+            except OSError:
+                self.stdin_fd = os.memfd_create("stdin", 0)
+            os.pwrite(self.stdin_fd, data, 0)
+            os.lseek(self.stdin_fd, 0, os.SEEK_SET)
+            os.dup2(self.stdin_fd, 0)
         for fd, target in ((out_w, 1), (err_w, 2)):
             os.dup2(fd, target)
             os.close(fd)
@@ -161,8 +163,10 @@ def _run_one(code, cpu_limit_s: float, recursion_limit: int) -> dict:
     return {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu, "rss": usage.ru_maxrss * 1024}
 
 
-def run_program(source: str, inputs: Sequence[bytes], start: int, stop: int, cpu_limit_s: float) -> None:
+def run_program(source: str, inputs: Sequence[bytes] | None, start: int, stop: int, cpu_limit_s: float) -> None:
     """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting after each input.
+
+    ``inputs=None`` means a private input: fd 0 already holds it, and ``stop == start + 1``.
 
     Expects the control socket (``SOCK_SEQPACKET``, one message per report) on fd 3.
     """
@@ -175,10 +179,10 @@ def run_program(source: str, inputs: Sequence[bytes], start: int, stop: int, cpu
         _report("S", start, {"error": _last_line(exc)})
         return
     recursion_limit = sys.getrecursionlimit()
-    stdio = _Stdio(socket.socket(fileno=CONTROL_FD))
+    stdio = _Stdio(socket.socket(fileno=CONTROL_FD), own_stdin=inputs is not None)
     out_w, err_w = stdio.send_pipes(f"B {start}")
     for index in range(start, stop):
-        stdio.point(inputs[index], out_w, err_w)
+        stdio.point(None if inputs is None else inputs[index], out_w, err_w)
         report = _end_message(index, _run_one(code, cpu_limit_s, recursion_limit))
         if index + 1 < stop:
             out_w, err_w = stdio.send_pipes(report)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import os
 import resource
+import site
 import sys
 from dataclasses import asdict, dataclass, field
 
@@ -52,11 +53,12 @@ class SandboxConfig:
 
 
 def python_runtime_paths() -> tuple[str, ...]:
-    """Folders the sandboxed interpreter must still read: its prefix and every import path."""
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}
-    candidates.update(p for p in sys.path if p and os.path.isdir(p))
-    package_root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-    candidates.add(package_root)
+    """Folders the sandboxed interpreter must still read: its prefixes, site-packages and this package.
+
+    Nothing else of the caller's ``sys.path`` (its script folder, its project) is made visible.
+    """
+    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
+    candidates.add(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
     real = sorted({os.path.realpath(p) for p in candidates if os.path.isdir(p)})
     return tuple(p for p in real if not any(p != q and p.startswith(q + os.sep) for q in real))
 

@@ -87,3 +87,39 @@ def test_big_input_and_output(pool):
     data = "\n".join(str(i) for i in range(200_000)) + "\n"
     result = pool.run(Program("import sys\nprint(sum(map(int, sys.stdin.buffer.read().split())))", [data]))[0]
     assert result.stdout == f"{sum(range(200_000))}\n"
+
+
+def test_private_inputs_run_one_child_each_and_are_not_in_memory(pool):
+    probe = (
+        "import gc, re, sys, zlib\nsecret = sys.stdin.read().strip()\n"
+        "pattern = re.compile('TOP' + 'SECRET[0-9]')\n"
+        "def others(value):\n"
+        "    text = value.decode('latin-1') if isinstance(value, bytes) else value\n"
+        "    return [m for m in pattern.findall(text) if m not in secret]\n"
+        "def strings(container):\n"
+        "    items = container.values() if isinstance(container, dict) else container\n"
+        "    return [v for v in items if isinstance(v, (str, bytes))]\n"
+        "found = 0\nfor obj in gc.get_objects():\n"
+        "    if isinstance(obj, (dict, list, tuple)):\n"
+        "        found += sum(len(others(v)) for v in strings(obj))\n"
+        "f = sys._getframe()\nwhile f:\n    found += len(others(repr(f.f_locals)))\n    f = f.f_back\n"
+        "print(zlib.crc32(secret.encode()), found)"
+    )
+    inputs = [f"TOPSECRET{i}-{'x' * 600}" for i in range(3)]
+    import zlib
+
+    results = pool.run(Program(probe, inputs, private=True))
+    assert [r.stdout.split() for r in results] == [[str(zlib.crc32(i.encode())), "0"] for i in inputs]
+    shared = pool.run(Program(probe, inputs))
+    assert shared[0].stdout.split()[1] != "0", "the probe does find other inputs when they are not private"
+
+
+def test_stop_when_skips_the_remaining_inputs(pool):
+    source = "import time\nx = int(input())\ntime.sleep(0.05)\nprint(x)"
+    programs = [Program(source, [str(i) for i in range(20)]), Program(source, ["7", "8"])]
+    results = pool.run_batch(programs, stop_when=lambda program, index, result: program == 0 and result.stdout == "2\n")
+    first = [r.verdict for r in results[0]]
+    assert first[:3] == [Verdict.OK] * 3
+    assert Verdict.NOT_RUN in first and first.count(Verdict.NOT_RUN) >= 10
+    assert [r.stdout for r in results[1]] == ["7\n", "8\n"]
+    assert pool.run(Program("print(input())", ["after"]))[0].stdout == "after\n"
