@@ -1,0 +1,388 @@
+"""Unit-test verification: extract code from completions, run the tests, judge, reward.
+
+``Verifier.verify_batch`` takes (problem, completion) pairs and makes one engine call for the
+whole batch (plus one for special judges, when problems have them). A model fault (no code, a
+wrong answer, a crash) is a verdict and a reward; an infrastructure fault (``worker_lost``) is
+flagged and yields no reward, never a zero that would teach the model something false.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import random
+import zlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, fields, replace
+from typing import Any
+
+from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
+from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
+from nemo_code_rl.harness import programs
+from nemo_code_rl.harness.programs import NOT_RUN, PASSED, Judgement
+from nemo_code_rl.problems import Problem
+from nemo_code_rl.rewards import REWARD_VERSION, RewardConfig, ShapedWeights, VerificationSummary, compute_reward
+
+INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
+
+
+@dataclass(frozen=True)
+class VerifierConfig:
+    """How completions are judged. Defaults suit evaluation; training usually sets a short
+    ``timeout_s``, ``early_exit=True`` and ``max_tests``.
+
+    Args:
+        extraction: how code is found in a completion.
+        comparison: how stdout is compared with the expected output.
+        values: how call-based return values are compared.
+        reward: the reward mode.
+        early_exit: stop a program at its first failing test (the rest are ``not_run``).
+        max_tests: run at most this many tests per problem, a sample fixed by the problem id.
+        timeout_s: per-test wall-clock limit where the data gives none.
+        use_data_time_limits: use a problem's own time limit (times ``time_limit_factor``).
+        time_limit_factor: multiplies data time limits (judges' limits are often set for C++).
+        limits: the other per-test limits (memory, output, files, processes).
+        feedback_chars: length of the failing-test report used for multi-turn feedback.
+        checkers: special judges by problem id: Python source defining
+            ``check(input: str, expected: str, actual: str) -> bool``.
+    """
+
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    comparison: ComparisonConfig = field(default_factory=ComparisonConfig)
+    values: ValueComparisonConfig = field(default_factory=ValueComparisonConfig)
+    reward: RewardConfig = field(default_factory=RewardConfig)
+    early_exit: bool = False
+    max_tests: int | None = None
+    timeout_s: float = 10.0
+    use_data_time_limits: bool = True
+    time_limit_factor: float = 1.0
+    limits: Limits = field(default_factory=Limits)
+    feedback_chars: int = 1000
+    checkers: Mapping[str, str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.max_tests is not None and self.max_tests < 1:
+            raise ConfigError(f"max_tests must be at least 1 or None, got {self.max_tests}")
+        if self.timeout_s <= 0 or self.time_limit_factor <= 0:
+            raise ConfigError("timeout_s and time_limit_factor must be positive")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str = "verifier") -> VerifierConfig:
+        """Build from plain (YAML) data; unknown keys at any level are an error with a suggestion."""
+        data = dict(data)
+        check_keys(data, [f.name for f in fields(cls)], where)
+        nested = {
+            "extraction": ExtractionConfig,
+            "comparison": ComparisonConfig,
+            "values": ValueComparisonConfig,
+            "limits": Limits,
+        }
+        for key, kind in nested.items():
+            if key in data and not isinstance(data[key], kind):
+                check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")
+                data[key] = kind(**data[key])
+        if "reward" in data and not isinstance(data["reward"], RewardConfig):
+            reward = dict(data["reward"])
+            check_keys(reward, ["mode", "weights"], f"{where}.reward")
+            if "weights" in reward:
+                check_keys(reward["weights"], [f.name for f in fields(ShapedWeights)], f"{where}.reward.weights")
+                reward["weights"] = ShapedWeights(**reward["weights"])
+            data["reward"] = RewardConfig(**reward)
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class TestOutcome:
+    """One test's verdict: ``passed``, ``wrong_answer``, ``not_run`` or an engine verdict."""
+
+    verdict: str
+    wall_s: float = 0.0
+    detail: str = ""
+
+
+@dataclass(frozen=True)
+class Verification:
+    """Everything known about one completion after verification."""
+
+    problem_id: str
+    format_ok: bool
+    code: str | None
+    tests: list[TestOutcome]
+    passed: bool | None
+    reward: float | None
+    infra_fault: bool
+    execution_s: float
+    timeout_lost_s: float
+    feedback: str
+    reward_version: str = REWARD_VERSION
+    format_detail: str = ""
+
+    @property
+    def n_passed(self) -> int:
+        return sum(t.verdict == PASSED for t in self.tests)
+
+    @property
+    def n_total(self) -> int:
+        return len(self.tests)
+
+    @property
+    def ran_without_error(self) -> bool:
+        return bool(self.tests) and all(t.verdict in (PASSED, programs.WRONG_ANSWER, NOT_RUN) for t in self.tests)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data.update(n_passed=self.n_passed, n_total=self.n_total)
+        return data
+
+
+def selected_tests(problem: Problem, max_tests: int | None) -> list[int]:
+    """All tests, or a sample of ``max_tests`` fixed by the problem id (the same every step)."""
+    count = programs.test_count(problem)
+    if max_tests is None or count <= max_tests:
+        return list(range(count))
+    return sorted(random.Random(zlib.crc32(problem.id.encode())).sample(range(count), max_tests))
+
+
+def candidate_code(problem: Problem, completion: str, config: ExtractionConfig) -> tuple[str | None, str]:
+    """The program to run for ``completion``, or ``None`` and why (a format failure).
+
+    HumanEval completions are often a bare function body: when the code does not define the
+    entry point, the program is the prompt followed by the completion.
+    """
+    extracted = extract_code(completion, config)
+    code = extracted.code
+    if problem.source_format == "humaneval":
+        code = code if code is not None else strip_think_sections(completion)
+        if code.strip() and not _defines(code, problem.entry_point or ""):
+            code = problem.prompt + code
+    if code is None or not code.strip():
+        return None, extracted.reason
+    return code, ""
+
+
+def _defines(code: str, name: str) -> bool:
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return False
+    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in tree.body)
+
+
+@dataclass
+class _Job:
+    index: int
+    problem: Problem
+    code: str
+    tests: list[int]
+    judgements: list[Judgement] = field(default_factory=list)
+    results: list[ExecutionResult] = field(default_factory=list)
+
+
+class Verifier:
+    """Judges completions against unit tests in the sandboxed engine.
+
+    Args:
+        config: how to judge (see ``VerifierConfig``).
+        pool: an engine pool to use; when ``None`` the verifier starts and owns one.
+        workers / isolation: for the pool the verifier starts.
+
+    Example:
+        >>> with Verifier() as verifier:                                 # doctest: +SKIP
+        ...     [v.reward for v in verifier.verify_batch([(problem, "```python\\nprint(1)\\n```")])]
+        [0.0]
+    """
+
+    def __init__(
+        self,
+        config: VerifierConfig | None = None,
+        pool: ExecutionPool | None = None,
+        workers: int | None = None,
+        isolation: str = "full",
+    ) -> None:
+        self.config = config or VerifierConfig()
+        self._owns_pool = pool is None
+        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        self._time_limits: dict[str, float] = {}
+
+    def time_limit(self, problem: Problem) -> float:
+        if problem.id in self._time_limits:
+            return self._time_limits[problem.id]
+        if self.config.use_data_time_limits and problem.time_limit_s:
+            return problem.time_limit_s * self.config.time_limit_factor
+        return self.config.timeout_s
+
+    def calibrate_time_limits(
+        self, problems: Sequence[Problem], factor: float = 3.0, floor_s: float = 1.0, ceiling_s: float = 20.0
+    ) -> dict[str, float]:
+        """Set each problem's limit to ``factor`` x its reference solution's slowest test, clamped.
+
+        Problems without a reference solution, or whose solution fails its own tests, keep their
+        limit. Returns the limits set, by problem id.
+        """
+        candidates = [p for p in problems if p.reference_solution]
+        probe = replace(self.config, early_exit=False, timeout_s=ceiling_s, use_data_time_limits=False)
+        verifier = Verifier(probe, pool=self.pool)
+        checked = verifier.verify_batch([(p, f"```python\n{p.reference_solution}\n```") for p in candidates])
+        for problem, verification in zip(candidates, checked):
+            if verification.passed:
+                slowest = max((t.wall_s for t in verification.tests), default=0.0)
+                self._time_limits[problem.id] = min(ceiling_s, max(floor_s, factor * slowest))
+        return {p.id: self._time_limits[p.id] for p in candidates if p.id in self._time_limits}
+
+    def verify_batch(
+        self, items: Sequence[tuple[Problem, str]], progress: Callable[[int, int], None] | None = None
+    ) -> list[Verification]:
+        """Verify every (problem, completion) pair; one result per pair, in order."""
+        verifications: list[Verification | None] = [None] * len(items)
+        jobs: list[_Job] = []
+        for index, (problem, completion) in enumerate(items):
+            code, reason = candidate_code(problem, completion, self.config.extraction)
+            if code is None:
+                verifications[index] = self._format_failure(problem, reason)
+            else:
+                jobs.append(_Job(index, problem, code, selected_tests(problem, self.config.max_tests)))
+        self._run(jobs, progress)
+        self._run_checkers(jobs)
+        for job in jobs:
+            verifications[job.index] = self._verification(job)
+        return [v for v in verifications if v is not None]
+
+    def _limits(self, problem: Problem) -> Limits:
+        return self.config.limits.with_overrides(timeout_s=self.time_limit(problem), cpu_s=None)
+
+    def _values(self, problem: Problem) -> ValueComparisonConfig:
+        return replace(self.config.values, unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs)
+
+    def _judge(self, job: _Job, position: int, result: ExecutionResult) -> Judgement:
+        test = job.tests[position]
+        return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
+
+    def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
+        batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
+
+        def failed(program: int, position: int, result: ExecutionResult) -> bool:
+            job = jobs[program]
+            if job.problem.id in self.config.checkers:
+                return result.verdict is not Verdict.OK
+            return self._judge(job, position, result).verdict != PASSED
+
+        results = self.pool.run_batch(batch, progress=progress, stop_when=failed if self.config.early_exit else None)
+        for job, per_test in zip(jobs, results):
+            job.results = per_test
+            job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
+            if self.config.early_exit and job.problem.id not in self.config.checkers:
+                _cut_after_first_failure(job)
+
+    def _run_checkers(self, jobs: list[_Job]) -> None:
+        """Let each problem's special judge decide the tests whose program ran cleanly."""
+        pending = [
+            (job, position)
+            for job in jobs
+            if job.problem.id in self.config.checkers and job.problem.kind == "stdio"
+            for position, result in enumerate(job.results)
+            if result.verdict is Verdict.OK
+        ]
+        if not pending:
+            return
+        checks = []
+        for job, position in pending:
+            test = job.tests[position]
+            arguments = [job.problem.inputs[test], job.problem.outputs[test], job.results[position].stdout]
+            checker = Program(
+                programs.checker_source(self.config.checkers[job.problem.id]),
+                [json.dumps(arguments)],
+                limits=self._limits(job.problem).with_overrides(timeout_s=max(10.0, self.time_limit(job.problem))),
+            )
+            checks.append(checker)
+        for (job, position), verdicts in zip(pending, self.pool.run_batch(checks)):
+            job.judgements[position] = programs.judge_checker(verdicts[0], job.results[position].stdout)
+
+    def _verification(self, job: _Job) -> Verification:
+        tests = [TestOutcome(j.verdict, r.wall_s, j.detail) for j, r in zip(job.judgements, job.results)]
+        infra = any(t.verdict in INFRA_VERDICTS for t in tests)
+        all_passed = all(t.verdict == PASSED for t in tests)
+        verification = Verification(
+            problem_id=job.problem.id,
+            format_ok=True,
+            code=job.code,
+            tests=tests,
+            passed=None if infra else all_passed,
+            reward=None,
+            infra_fault=infra,
+            execution_s=sum(r.wall_s for r in job.results),
+            timeout_lost_s=sum(r.wall_s for r in job.results if r.verdict is Verdict.TIMEOUT),
+            feedback="" if all_passed else self._feedback(job),
+        )
+        summary = VerificationSummary(
+            format_ok=True,
+            ran_without_error=verification.ran_without_error,
+            n_passed=verification.n_passed,
+            n_total=verification.n_total,
+            infra_fault=infra,
+        )
+        return replace(verification, reward=compute_reward(summary, self.config.reward))
+
+    def _format_failure(self, problem: Problem, reason: str) -> Verification:
+        summary = VerificationSummary(format_ok=False, ran_without_error=False, n_passed=0, n_total=programs.test_count(problem))
+        return Verification(
+            problem_id=problem.id,
+            format_ok=False,
+            code=None,
+            tests=[],
+            passed=False,
+            reward=compute_reward(summary, self.config.reward),
+            infra_fault=False,
+            execution_s=0.0,
+            timeout_lost_s=0.0,
+            feedback=f"No code was found in your answer ({reason}). Put your program in a ```python code block.",
+            format_detail=reason,
+        )
+
+    def _feedback(self, job: _Job) -> str:
+        failing = next(
+            (p for p, j in enumerate(job.judgements) if j.verdict not in (PASSED, NOT_RUN)), None
+        )
+        if failing is None:
+            return ""
+        judgement, result = job.judgements[failing], job.results[failing]
+        test = job.tests[failing]
+        lines = [f"Test {failing + 1} of {len(job.tests)} failed: {judgement.verdict.replace('_', ' ')}."]
+        if job.problem.kind != "assert":
+            lines += ["Input:", _preview(job.problem.inputs[test]), "Expected:", _preview(job.problem.outputs[test])]
+            lines += ["Got:", _preview(judgement.got)]
+        if judgement.detail:
+            lines.append(f"Details: {judgement.detail}")
+        if result.stderr.strip() and judgement.verdict != PASSED:
+            lines += ["Error output:", _preview(result.stderr, 400)]
+        text = "\n".join(lines)
+        limit = self.config.feedback_chars
+        return text if len(text) <= limit else text[: limit - 15] + "\n[... truncated]"
+
+    def close(self) -> None:
+        if self._owns_pool:
+            self.pool.close()
+
+    def __enter__(self) -> Verifier:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _cut_after_first_failure(job: _Job) -> None:
+    """Early exit is asynchronous; whatever ran after the first failure is dropped, so rewards
+    do not depend on timing."""
+    first = next((p for p, j in enumerate(job.judgements) if j.verdict != PASSED), None)
+    if first is None:
+        return
+    skipped = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier test failed")
+    for position in range(first + 1, len(job.judgements)):
+        job.judgements[position] = Judgement(NOT_RUN)
+        job.results[position] = skipped
+
+
+def _preview(text: str, limit: int = 300) -> str:
+    text = text if len(text) <= limit else text[:limit] + f"... [{len(text) - limit} more characters]"
+    return text.rstrip("\n") or "(empty)"

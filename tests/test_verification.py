@@ -1,0 +1,194 @@
+"""The verifier on real data, through the public API and the real sandbox."""
+
+import json
+
+import pytest
+
+from nemo_code_rl.comparison import ComparisonConfig
+from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.problems import load_problems, parse_problem
+from nemo_code_rl.rewards import RewardConfig
+from nemo_code_rl.verification import Verifier, VerifierConfig
+
+from .verification_data import humaneval
+
+
+@pytest.fixture(scope="module")
+def verifier():
+    with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
+        yield engine
+
+
+def fenced(code: str) -> str:
+    return f"Here is my solution.\n```python\n{code}\n```\n"
+
+
+def test_all_humaneval_canonical_solutions_pass_and_mutants_fail(verifier):
+    problems, canonical = humaneval()
+    assert len(problems) == 164
+    results = verifier.verify_batch([(p, canonical[p.id]) for p in problems])
+    assert [r.passed for r in results] == [True] * 164, [r.problem_id for r in results if not r.passed]
+    assert all(r.reward == 1.0 for r in results)
+    # A mutant: each problem answered with the next problem's solution, renamed to the entry point.
+    mutants = [
+        (p, f"def {p.entry_point}(*args, **kwargs):\n    return {canonical_return(canonical[q.id])}\n")
+        for p, q in zip(problems, problems[1:] + problems[:1])
+    ]
+    mutated = verifier.verify_batch(mutants)
+    assert sum(r.passed for r in mutated) == 0
+
+
+def canonical_return(body: str) -> str:
+    """A plausible but wrong constant answer: the first literal returned by another solution."""
+    for line in body.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("return ") and stripped[7:].strip() in ("True", "False", "0", "1", "[]", "''", '""', "None"):
+            return stripped[7:].strip()
+    return "None"
+
+
+HACKS = {
+    "sys.exit at import": "import sys\nsys.exit(0)\n",
+    "os._exit at import": "import os\nos._exit(0)\n",
+    "sys.exit in the call": "def has_close_elements(numbers, threshold):\n    import sys\n    sys.exit(0)\n",
+    "os._exit in the call": "def has_close_elements(numbers, threshold):\n    import os\n    os._exit(0)\n",
+    "os._exit from atexit": "import atexit, os\natexit.register(lambda: os._exit(0))\ndef has_close_elements(numbers, threshold):\n    raise ValueError\n",
+    "SystemExit from the function": "def has_close_elements(numbers, threshold):\n    raise SystemExit(0)\n",
+    "redefined check": "def check(candidate):\n    pass\ndef has_close_elements(numbers, threshold):\n    return None\n",
+    "redefined builtins": (
+        "import builtins\nbuiltins.abs = lambda x: 0\nbuiltins.all = lambda x: True\n"
+        "builtins.isinstance = lambda *a: True\ndef has_close_elements(numbers, threshold):\n    return None\n"
+    ),
+    "rigged __eq__": "class A:\n    def __eq__(self, other):\n        return True\ndef has_close_elements(numbers, threshold):\n    return A()\n",
+    "str subclass": "class S(str):\n    def __eq__(self, other):\n        return True\ndef has_close_elements(numbers, threshold):\n    return S('x')\n",
+    "kill the test process": (
+        "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError:\n    pass\n"
+        "def has_close_elements(numbers, threshold):\n    return True\n"
+    ),
+    "forge the pass line": (
+        "import os\nfor fd in range(1, 20):\n    try:\n        os.write(fd, b'@@nemo-code-rl:tests-passed@@\\n')\n    except OSError:\n        pass\n"
+        "def has_close_elements(numbers, threshold):\n    return None\n"
+    ),
+    "read the tests from memory": (
+        "import gc\nfound = [o for o in gc.get_objects() if isinstance(o, dict) and any('assert' in str(v) for v in o.values())]\n"
+        "def has_close_elements(numbers, threshold):\n    return bool(found)\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("hack", sorted(HACKS))
+def test_reward_hacks_fail(verifier, hack):
+    problem = humaneval()[0][0]
+    assert problem.entry_point == "has_close_elements"
+    result = verifier.verify_batch([(problem, fenced(HACKS[hack]))])[0]
+    assert result.passed is False and result.reward == 0.0
+    assert not result.infra_fault
+
+
+def test_humaneval_helpers_come_from_the_prompt(verifier):
+    problems, canonical = humaneval()
+    find_zero = next(p for p in problems if p.id == "HumanEval/32")
+    cheat = "def poly(xs, x):\n    return 0\n\ndef find_zero(xs):\n    return 0.0\n"
+    assert verifier.verify_batch([(find_zero, fenced(cheat))])[0].passed is False
+    assert verifier.verify_batch([(find_zero, canonical[find_zero.id])])[0].passed is True
+
+
+def test_mbpp_reference_solutions_pass_and_a_wrong_one_fails(verifier, fixtures_dir):
+    problems = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_mbpp.jsonl")
+    results = verifier.verify_batch([(p, fenced(p.reference_solution)) for p in problems])
+    assert all(r.passed for r in results), [(r.problem_id, r.feedback) for r in results if not r.passed]
+    assert [r.n_total for r in results] == [len(p.test_list) for p in problems]
+    first = problems[0]
+    wrong = verifier.verify_batch([(first, fenced(f"def {first.entry_point}(*args):\n    return ''\n"))])[0]
+    assert wrong.passed is False and wrong.tests[0].verdict == "wrong_answer"
+    assert "failed: assert" in wrong.tests[0].detail
+
+
+CALL_ROWS = [
+    {
+        "id": "two-sum",
+        "question": "Return indices of the two numbers adding up to target.",
+        "input_output": json.dumps(
+            {"fn_name": "twoSum", "inputs": [[[2, 7, 11, 15], 9], [[3, 2, 4], 6]], "outputs": [[[0, 1]], [[1, 2]]]}
+        ),
+    },
+    {
+        "id": "pair",
+        "question": "Return the minimum and the maximum as a tuple.",
+        "input_output": json.dumps({"fn_name": "min_max", "inputs": [[[3, 1, 2]], [[5]]], "outputs": [[[1, 3]], [[5, 5]]]}),
+    },
+]
+
+
+def test_call_based_functions_and_solution_methods(verifier):
+    two_sum, pair = (parse_problem(row) for row in CALL_ROWS)
+    solution_class = (
+        "class Solution:\n    def twoSum(self, nums, target):\n        seen = {}\n        for i, x in enumerate(nums):\n"
+        "            if target - x in seen:\n                return [seen[target - x], i]\n            seen[x] = i\n"
+    )
+    plain = "def min_max(xs):\n    print('debugging output is fine')\n    return (min(xs), max(xs))\n"
+    rigged = "class Anything:\n    def __eq__(self, other):\n        return True\ndef min_max(xs):\n    return Anything()\n"
+    wrong = "def min_max(xs):\n    return (max(xs), min(xs))\n"
+    results = verifier.verify_batch([(two_sum, fenced(solution_class)), (pair, fenced(plain)), (pair, fenced(rigged)), (pair, fenced(wrong))])
+    assert [r.passed for r in results] == [True, True, False, False]
+    assert results[2].tests[0].verdict == "runtime_error" and "not plain data" in results[2].tests[0].detail
+    assert results[3].tests[0].verdict == "wrong_answer"
+
+
+def test_stdio_verdicts_early_exit_and_timeouts(fixtures_dir):
+    problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
+    config = VerifierConfig(timeout_s=1, early_exit=True, use_data_time_limits=False)
+    with Verifier(config, workers=2) as early:
+        wrong, looping = early.verify_batch([(problem, fenced("print(0)")), (problem, fenced("while True:\n    pass"))])
+    assert wrong.tests[0].verdict == "wrong_answer"
+    assert {t.verdict for t in wrong.tests[1:]} == {"not_run"}
+    assert looping.tests[0].verdict == "timeout" and looping.timeout_lost_s >= 1.0
+    assert "Expected:" in wrong.feedback and "Got:\n0" in wrong.feedback
+
+
+def test_format_failure_is_a_verdict_not_an_error(verifier, fixtures_dir):
+    problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
+    result = verifier.verify_batch([(problem, "I think the answer is 42.")])[0]
+    assert (result.format_ok, result.passed, result.reward, result.tests) == (False, False, 0.0, [])
+    assert "No code" in result.feedback
+
+
+def test_reward_modes_and_think_sections():
+    problem = parse_problem({"id": "echo", "question": "Echo.", "input_output": json.dumps({"inputs": ["a\n", "b\n", "c\n"], "outputs": ["a\n", "b\n", "X\n"]})})
+    completion = "<think>```python\nprint('wrong')\n```</think>\n```python\nprint(input())\n```"
+    for mode, expected in (("binary", 0.0), ("fraction", 2 / 3)):
+        with Verifier(VerifierConfig(reward=RewardConfig(mode=mode)), workers=1) as one:
+            result = one.verify_batch([(problem, completion)])[0]
+        assert result.reward == pytest.approx(expected)
+        assert [t.verdict for t in result.tests] == ["passed", "passed", "wrong_answer"]
+
+
+def test_whitespace_and_float_comparison_options():
+    problem = parse_problem({"id": "pi", "question": "Print pi.", "input_output": json.dumps({"inputs": [""], "outputs": ["3.14159 ok\n"]})})
+    answer = fenced("print('3.1416   OK')")
+    strict = Verifier(VerifierConfig(), workers=1)
+    loose = Verifier(VerifierConfig(comparison=ComparisonConfig(mode="tokens", abs_tol=1e-3, case_sensitive=False)), pool=strict.pool)
+    try:
+        assert strict.verify_batch([(problem, answer)])[0].passed is False
+        assert loose.verify_batch([(problem, answer)])[0].passed is True
+    finally:
+        strict.close()
+
+
+def test_time_limits_calibrated_from_the_reference_solution(verifier):
+    slow = "import time\ntime.sleep(0.2)\nprint(int(input()) * 2)"
+    row = {"id": "double", "question": "Double it.", "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["4\n"]}), "solutions": json.dumps([slow])}
+    problem = parse_problem(row)
+    limits = verifier.calibrate_time_limits([problem], factor=2.0, floor_s=0.1, ceiling_s=5.0)
+    assert 0.4 <= limits["double"] < 1.5
+    too_slow = fenced("import time\ntime.sleep(2)\nprint(int(input()) * 2)")
+    assert verifier.verify_batch([(problem, too_slow)])[0].tests[0].verdict == "timeout"
+
+
+def test_config_from_dict_is_strict():
+    config = VerifierConfig.from_dict({"timeout_s": 2, "reward": {"mode": "fraction"}, "limits": {"memory_bytes": 2**30}})
+    assert config.reward.mode == "fraction" and config.limits.memory_bytes == 2**30
+    with pytest.raises(ConfigError, match="did you mean 'early_exit'"):
+        VerifierConfig.from_dict({"early_exti": True})
+    with pytest.raises(ConfigError, match=r"did you mean 'memory_bytes'"):
+        VerifierConfig.from_dict({"limits": {"memory": 1}})
