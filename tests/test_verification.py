@@ -192,3 +192,12 @@ def test_config_from_dict_is_strict():
         VerifierConfig.from_dict({"early_exti": True})
     with pytest.raises(ConfigError, match=r"did you mean 'memory_bytes'"):
         VerifierConfig.from_dict({"limits": {"memory": 1}})
+
+
+def test_code_that_does_not_compile_is_a_syntax_error_in_every_kind(verifier, fixtures_dir):
+    humaneval_problem = humaneval()[0][0]
+    call_problem = parse_problem(CALL_ROWS[1])
+    stdio_problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
+    broken = fenced("def broken(:\n    pass")
+    results = verifier.verify_batch([(humaneval_problem, broken), (call_problem, broken), (stdio_problem, broken)])
+    assert [r.tests[0].verdict for r in results] == ["syntax_error"] * 3

@@ -50,7 +50,12 @@ def _serve_candidate(sock, candidate_source):
     sys.stdout = sys.stderr
     namespace = {"__name__": "solution", "__builtins__": __builtins__}
     try:
-        exec(compile(candidate_source, "solution.py", "exec"), namespace)
+        code = compile(candidate_source, "solution.py", "exec")
+    except (SyntaxError, ValueError) as exc:
+        _send(sock, json.dumps({"names": [], "failure": f"{type(exc).__name__}: {exc}", "syntax": True}))
+        os._exit(0)
+    try:
+        exec(code, namespace)
         failure = None
     except BaseException as exc:  # noqa: BLE001 - reported to the tests as the candidate's failure
         failure = f"{type(exc).__name__}: {exc}"
@@ -70,6 +75,10 @@ def _serve_candidate(sock, candidate_source):
 
 class CandidateError(Exception):
     """The candidate failed, or returned something that is not plain data."""
+
+
+class CandidateSyntaxError(CandidateError):
+    """The candidate's code does not compile."""
 
 
 def _proxy(sock, name):
@@ -115,6 +124,8 @@ def run_tests(entry_point):
     if greeting is None:
         raise CandidateError("the candidate process ended while loading")
     greeting = json.loads(greeting)
+    if greeting.get("syntax"):
+        raise CandidateSyntaxError(greeting["failure"])
     if greeting["failure"]:
         raise CandidateError(f"the candidate failed to load: {greeting['failure']}")
     import linecache

@@ -85,7 +85,7 @@ def judge(
     if problem.kind == "assert":
         return _judge_assert(result)
     if result.verdict is not Verdict.OK:
-        return Judgement(result.verdict.value, result.error, result.stdout)
+        return Judgement(_engine_verdict(result), result.error, result.stdout)
     if problem.kind == "stdio":
         outcome = compare(result.stdout, problem.outputs[test], comparison)
         return Judgement(PASSED if outcome.passed else WRONG_ANSWER, outcome.reason, result.stdout)
@@ -113,7 +113,14 @@ def _judge_assert(result: ExecutionResult) -> Judgement:
         return Judgement(WRONG_ANSWER, "the tests did not run to their end")
     if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith("AssertionError"):
         return Judgement(WRONG_ANSWER, _failed_assertion(result.stderr) or "an assertion failed")
-    return Judgement(result.verdict.value, result.error)
+    return Judgement(_engine_verdict(result), result.error)
+
+
+def _engine_verdict(result: ExecutionResult) -> str:
+    """The engine's verdict, except that a candidate the driver could not compile is a syntax error."""
+    if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(("SyntaxError", "CandidateSyntaxError")):
+        return Verdict.SYNTAX_ERROR.value
+    return result.verdict.value
 
 
 def _failed_assertion(stderr: str) -> str:
