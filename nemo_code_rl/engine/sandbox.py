@@ -82,11 +82,14 @@ def _hide_paths(hidden: tuple[str, ...], exposed: tuple[str, ...]) -> None:
     The exposed folders are first bound to a staging tmpfs, because once their parent is covered
     they can no longer be reached by path.
     """
-    stage = os.path.join(WORKDIR, ".stage")
-    syscalls.mount("tmpfs", WORKDIR, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
+    covered = _outermost([h for h in hidden if os.path.isdir(h)] + _untraversable_ancestors(exposed))
+    if not covered:
+        return
+    base = _staging_point(covered + list(exposed))
+    stage = os.path.join(base, ".nemo-code-rl-stage")
+    syscalls.mount("tmpfs", base, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
     os.mkdir(stage)
     staged: list[tuple[str, str]] = []
-    covered = [h for h in hidden if os.path.isdir(h)]
     for index, path in enumerate(exposed):
         if any(path == h or path.startswith(h.rstrip("/") + "/") for h in covered):
             slot = os.path.join(stage, str(index))
@@ -99,7 +102,36 @@ def _hide_paths(hidden: tuple[str, ...], exposed: tuple[str, ...]) -> None:
         os.makedirs(path, mode=0o755, exist_ok=True)
         syscalls.mount(slot, path, None, syscalls.MS_BIND | syscalls.MS_REC)
         syscalls.umount(slot)
-    syscalls.umount(WORKDIR)
+    syscalls.umount(base)
+
+
+def _staging_point(keep: list[str]) -> str:
+    """A folder to mount a scratch tmpfs on without covering anything in ``keep``."""
+    for candidate in ("/mnt", "/media", "/srv", "/opt", "/var/tmp", "/tmp", "/run"):
+        inside = [p for p in keep if p == candidate or p.startswith(candidate + "/") or candidate.startswith(p + "/")]
+        if os.path.isdir(candidate) and not inside:
+            return candidate
+    raise OSError(f"no folder to stage bind mounts in: every candidate holds one of {keep}")
+
+
+def _untraversable_ancestors(paths: tuple[str, ...]) -> list[str]:
+    """Folders above ``paths`` that other users cannot enter (a 0700 home, a private CI folder).
+
+    Hiding them and binding ``paths`` back is what lets the sandbox user reach the interpreter.
+    """
+    found = []
+    for path in paths:
+        parent = os.path.dirname(path)
+        while parent not in ("/", ""):
+            if not os.stat(parent).st_mode & 0o001:
+                found.append(parent)
+            parent = os.path.dirname(parent)
+    return found
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    unique = sorted(set(paths), key=len)
+    return [p for i, p in enumerate(unique) if not any(p.startswith(q.rstrip("/") + "/") for q in unique[:i])]
 
 
 def _remount_each_read_only() -> None:
@@ -142,7 +174,7 @@ def isolate_worker(config: SandboxConfig) -> dict:
         step = "PID namespace"
         syscalls.unshare(syscalls.CLONE_NEWPID)
     except OSError as exc:
-        raise IsolationUnavailable(f"the host refused the {step}: {exc}") from exc
+        raise IsolationUnavailable(f"isolation set-up failed at '{step}': {exc}") from exc
     identity = "user namespace, all capabilities dropped" if config.userns else f"uid {config.uid}"
     return {
         "level": FULL,

@@ -1,0 +1,5 @@
+"""Run the engine benchmark from a checkout: ``python benchmarks/bench_engine.py --help``."""
+
+from nemo_code_rl.benchmarking.engine_bench import main
+
+raise SystemExit(main())

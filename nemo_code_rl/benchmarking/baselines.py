@@ -1,0 +1,340 @@
+"""The process models the engine is measured against, run on the same workload in the same run.
+
+Each runner takes ``(source, inputs)`` pairs and returns, per program, one ``(stdout, error)`` per
+input, ``error`` being the exception's last traceback line (``None`` when the program finished), so
+every row of the benchmark can be checked against the expected answers and not only timed:
+
+* :func:`run_fresh_processes` (b): one new ``python3`` per test, the naive but fully isolated way.
+* :func:`run_manager_processes` (c): the APPS / LiveCodeBench harness that RL frameworks copy: per
+  program a ``multiprocessing.Manager()`` and one ``Process`` that ``exec``s every test with
+  patched ``sys.stdin``/``sys.stdout``/``input``/``open``. Their ``reliability_guard()`` (which
+  disables ``os`` functions) is left out: it only makes that row slower, so omitting it is conservative.
+* :class:`ForkFloor` (d): warm interpreters that do nothing but ``os.fork()`` per program and run
+  its tests with fd 0/1/2 re-pointed; the lower bound of any fork-server design, isolation excluded.
+"""
+
+from __future__ import annotations
+
+import builtins
+import fcntl
+import importlib
+import io
+import multiprocessing
+import os
+import pickle
+import signal
+import struct
+import subprocess
+import sys
+import threading
+import traceback
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from nemo_code_rl.engine.pool import DEFAULT_PRELOAD
+
+Outcome = tuple[str, str | None]
+Job = tuple[str, Sequence[str]]
+
+_PACKAGE_ROOT = Path(__file__).resolve().parents[2]
+
+
+def _preload() -> None:
+    """Import what the engine's workers import, so rows c and d, like the engine, never pay for
+    those imports per program (a trainer that forks checkers has numpy loaded already)."""
+    for name in DEFAULT_PRELOAD:
+        importlib.import_module(name)
+
+
+def error_line(exc: BaseException) -> str:
+    """The line a traceback ends with, which is what every row reports as the program's error."""
+    lines = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
+    return lines[-1] if lines else type(exc).__name__
+
+
+def _system_exit_error(exc: SystemExit) -> str | None:
+    return None if exc.code in (None, 0) else f"exit status {exc.code}"
+
+
+# --- (b) a fresh interpreter per test -------------------------------------------------------------
+
+
+def _fresh_process_test(source: str, data: str, timeout_s: float) -> Outcome:
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", source], input=data.encode(), capture_output=True, timeout=timeout_s
+        )
+    except subprocess.TimeoutExpired as exc:
+        return (exc.stdout or b"").decode(errors="replace"), "timeout"
+    stdout = done.stdout.decode(errors="replace")
+    if done.returncode == 0:
+        return stdout, None
+    lines = done.stderr.decode(errors="replace").strip().splitlines()
+    return stdout, lines[-1] if lines else f"exit status {done.returncode}"
+
+
+def run_fresh_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
+    """Baseline (b): ``workers`` threads, each launching one ``python3 -c`` per test in turn."""
+    tests = [(p, t, source, data) for p, (source, inputs) in enumerate(jobs) for t, data in enumerate(inputs)]
+    results: list[list[Outcome]] = [[("", None)] * len(inputs) for _, inputs in jobs]
+    with ThreadPoolExecutor(max_workers=workers) as executor:
+        outcomes = executor.map(lambda test: _fresh_process_test(test[2], test[3], timeout_s), tests)
+        for (p, t, _, _), outcome in zip(tests, outcomes, strict=True):
+            results[p][t] = outcome
+    return results
+
+
+# --- (c) the APPS / LiveCodeBench harness ---------------------------------------------------------
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    raise TimeoutError("test timed out")
+
+
+def _exec_patched(code: object, data: str, timeout_s: float) -> Outcome:
+    """One test the way those harnesses run it: everything patched inside one long-lived process.
+
+    They hand ``sys.stdin`` a ``StringIO``; this uses a text wrapper over bytes instead so the
+    ``sys.stdin.buffer`` programs get correct answers and the rows stay comparable.
+    """
+    encoded = data.encode()
+    stdin = io.TextIOWrapper(io.BytesIO(encoded), encoding="utf-8")
+    stdout = io.StringIO()
+    real_open, real_input, real_stdin, real_stdout = builtins.open, builtins.input, sys.stdin, sys.stdout
+
+    def fake_input(prompt: object = "") -> str:
+        line = stdin.readline()
+        if not line:
+            raise EOFError("EOF when reading a line")
+        return line.rstrip("\n")
+
+    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+        if file == 0:
+            return io.TextIOWrapper(io.BytesIO(encoded), encoding="utf-8")
+        return real_open(file, *args, **kwargs)
+
+    builtins.input, builtins.open, sys.stdin, sys.stdout = fake_input, fake_open, stdin, stdout
+    error = None
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as exc:
+        error = _system_exit_error(exc)
+    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
+        error = error_line(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        builtins.input, builtins.open, sys.stdin, sys.stdout = real_input, real_open, real_stdin, real_stdout
+    return stdout.getvalue(), error
+
+
+def _manager_child(source: str, inputs: list[str], timeout_s: float, result: list) -> None:
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        code = compile(source, "<program>", "exec")
+    except SyntaxError as exc:
+        result.append([("", error_line(exc))] * len(inputs))
+        return
+    result.append([_exec_patched(code, data, timeout_s) for data in inputs])
+
+
+def _manager_program(source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
+    context = multiprocessing.get_context("fork")
+    with context.Manager() as manager:
+        result = manager.list()
+        process = context.Process(target=_manager_child, args=(source, list(inputs), timeout_s, result))
+        process.start()
+        process.join(timeout=(timeout_s + 1) * len(inputs) + 5)  # LiveCodeBench's global timeout
+        if process.is_alive():
+            process.kill()
+            process.join()
+        outcomes = list(result[0]) if len(result) else [("", "worker process died")] * len(inputs)
+    return outcomes
+
+
+def run_manager_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
+    """Baseline (c): ``workers`` threads, each checking one program at a time with its own Manager."""
+    _preload()
+    with ThreadPoolExecutor(max_workers=workers) as executor:
+        return list(executor.map(lambda job: _manager_program(job[0], job[1], timeout_s), jobs))
+
+
+# --- (d) the bare fork floor ----------------------------------------------------------------------
+
+
+def _read_frame(stream: io.BufferedReader) -> bytes | None:
+    header = stream.read(4)
+    if len(header) < 4:
+        return None
+    (size,) = struct.unpack("!I", header)
+    return stream.read(size)
+
+
+def _write_frame(stream: io.BufferedWriter, payload: bytes) -> None:
+    stream.write(struct.pack("!I", len(payload)) + payload)
+    stream.flush()
+
+
+def _memfd(name: str) -> int:
+    """An in-memory file above fd 2: programs may close their stdio, which frees 0-2 for reuse."""
+    fd = os.memfd_create(name)
+    if fd > 2:
+        return fd
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD, 3)
+    os.close(fd)
+    return high
+
+
+def _fork_child_test(code: object, data: bytes, timeout_s: float) -> Outcome:
+    stdin_fd, out_fd, err_fd = _memfd("stdin"), _memfd("stdout"), _memfd("stderr")
+    os.write(stdin_fd, data)
+    os.lseek(stdin_fd, 0, os.SEEK_SET)
+    for fd, target in ((stdin_fd, 0), (out_fd, 1), (err_fd, 2)):
+        os.dup2(fd, target)
+    os.close(stdin_fd)
+    os.close(err_fd)
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
+    sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
+    error = None
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as exc:
+        error = _system_exit_error(exc)
+    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
+        error = error_line(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    try:
+        sys.stdout.flush()
+    except Exception as exc:  # noqa: BLE001 - the program may have closed its stdout
+        error = error or error_line(exc)
+    stdout = os.pread(out_fd, os.fstat(out_fd).st_size, 0).decode(errors="replace")
+    os.close(out_fd)
+    return stdout, error
+
+
+def _fork_child(source: str, inputs: list[bytes], timeout_s: float) -> list[Outcome]:
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        code = compile(source, "<program>", "exec")
+    except SyntaxError as exc:
+        return [("", error_line(exc))] * len(inputs)
+    return [_fork_child_test(code, data, timeout_s) for data in inputs]
+
+
+def _fork_program(source: str, inputs: list[bytes], timeout_s: float, protocol_fds: tuple[int, int]) -> bytes:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        status = 1
+        try:
+            os.close(read_fd)
+            for fd in protocol_fds:
+                os.close(fd)
+            payload = pickle.dumps(_fork_child(source, inputs, timeout_s))
+            with open(write_fd, "wb") as pipe:
+                pipe.write(payload)
+            status = 0
+        finally:
+            os._exit(status)
+    os.close(write_fd)
+    with open(read_fd, "rb") as pipe:
+        payload = pipe.read()
+    os.waitpid(pid, 0)
+    return payload or pickle.dumps([("", "forked child died")] * len(inputs))
+
+
+def forker_main() -> None:
+    """Entry point of one floor worker: a single-threaded loop forking one child per program.
+
+    Programs arrive as length-prefixed pickles on stdin and results leave the same way on stdout;
+    both are moved off fds 0/1 first so nothing a child does to its stdio can corrupt the protocol.
+    """
+    _preload()
+    requests = open(os.dup(0), "rb")
+    replies = open(os.dup(1), "wb")
+    devnull = os.open(os.devnull, os.O_RDWR)
+    os.dup2(devnull, 0)
+    os.dup2(devnull, 1)
+    _write_frame(replies, b"ready")
+    while (frame := _read_frame(requests)) is not None:
+        source, inputs, timeout_s = pickle.loads(frame)
+        _write_frame(replies, _fork_program(source, inputs, timeout_s, (requests.fileno(), replies.fileno())))
+
+
+class ForkFloor:
+    """Baseline (d): ``workers`` warm forkers, started before timing as the engine's pool is.
+
+    Each forker is a fresh ``python3`` (never a fork of this possibly multi-threaded process) fed
+    over a pipe by one thread here; leaving the ``with`` block closes their stdin and reaps them.
+    """
+
+    def __init__(self, workers: int) -> None:
+        self.workers = workers
+        self._forkers: list[subprocess.Popen] = []
+
+    def __enter__(self) -> ForkFloor:
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
+        command = [
+            sys.executable,
+            "-c",
+            "from nemo_code_rl.benchmarking.baselines import forker_main; forker_main()",
+        ]
+        try:
+            for _ in range(self.workers):
+                forker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                self._forkers.append(forker)
+            for forker in self._forkers:
+                if _read_frame(forker.stdout) != b"ready":
+                    raise RuntimeError(f"floor forker {forker.pid} failed to start (exit {forker.wait()})")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        for forker in self._forkers:
+            try:
+                forker.stdin.close()
+            except BrokenPipeError:
+                pass
+        for forker in self._forkers:
+            try:
+                forker.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                forker.kill()
+                forker.wait()
+            forker.stdout.close()
+        self._forkers.clear()
+
+    def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
+        if not self._forkers:
+            raise RuntimeError("ForkFloor.run needs the forkers started: use it as a context manager")
+        results: list[list[Outcome] | None] = [None] * len(jobs)
+        next_job = iter(range(len(jobs)))
+        lock = threading.Lock()
+
+        def feed(forker: subprocess.Popen) -> None:
+            while True:
+                with lock:
+                    index = next(next_job, None)
+                if index is None:
+                    return
+                source, inputs = jobs[index]
+                payload = (source, [data.encode() for data in inputs], timeout_s)
+                _write_frame(forker.stdin, pickle.dumps(payload))
+                reply = _read_frame(forker.stdout)
+                if reply is None:
+                    raise RuntimeError(f"floor forker {forker.pid} exited mid-run")
+                results[index] = pickle.loads(reply)
+
+        with ThreadPoolExecutor(max_workers=len(self._forkers)) as executor:
+            for future in [executor.submit(feed, forker) for forker in self._forkers]:
+                future.result()
+        return results

@@ -1,0 +1,166 @@
+"""The benchmark's workload and baselines: a throughput figure is only meaningful if every row
+computes the right answers on a fixed workload, and leaves no processes behind."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+
+from nemo_code_rl.benchmarking import baselines, engine_bench
+from nemo_code_rl.benchmarking.workload import (
+    LABELS,
+    RAISING_POSITIONS,
+    STYLES,
+    WorkItem,
+    build_workload,
+    outputs_match,
+    spread_subset,
+)
+
+STYLE_MARKERS = {
+    "input": "input()",
+    "readline": "sys.stdin.readline()",
+    "for_line": "for line in sys.stdin",
+    "buffer": "sys.stdin.buffer.read()",
+    "open0": "open(0).read()",
+}
+
+
+def _child_pids() -> set[int]:
+    """Live children of this process, read from /proc so nothing is missed or mocked."""
+    me = str(os.getpid())
+    children = set()
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat.rsplit(")", 1)[1].split()
+        if fields[1] == me and fields[0] != "Z":
+            children.add(int(entry))
+    return children
+
+
+@pytest.fixture(scope="module")
+def workload() -> list[WorkItem]:
+    return build_workload()
+
+
+@pytest.fixture(scope="module")
+def small_slice(workload: list[WorkItem]) -> list[WorkItem]:
+    """One correct program per stdin style, one wrong, one raising per exception kind; 3 tests each."""
+    picked: dict[str, WorkItem] = {}
+    for item in workload:
+        if item.label == "correct":
+            picked.setdefault(f"correct/{item.style}", item)
+        elif item.label == "wrong":
+            picked.setdefault("wrong", item)
+        else:
+            picked.setdefault(f"raising/{item.raises[min(RAISING_POSITIONS)]}", item)
+    assert len(picked) == len(STYLES) + 1 + 3
+    return [
+        replace(item, inputs=item.inputs[:3], expected=item.expected[:3], raises=item.raises[:3])
+        for item in picked.values()
+    ]
+
+
+def test_workload_is_deterministic_and_sized(workload: list[WorkItem]) -> None:
+    assert build_workload() == workload
+    assert build_workload(seed=1) != workload
+    assert len(workload) >= 200
+    assert len({item.name for item in workload}) == len(workload)
+    for item in workload:
+        assert len(item.inputs) == len(item.expected) == len(item.raises) == 10
+        assert STYLE_MARKERS[item.style] in item.source
+
+
+def test_workload_mixes_labels_and_styles(workload: list[WorkItem]) -> None:
+    for label in LABELS:
+        in_label = [item for item in workload if item.label == label]
+        assert len(in_label) >= 20
+        assert {item.style for item in in_label} == set(STYLES)
+    for item in workload:
+        positions = {i for i, error in enumerate(item.raises) if error is not None}
+        assert positions == (RAISING_POSITIONS if item.label == "raising" else set())
+    kinds = {error for item in workload for error in item.raises if error}
+    assert kinds == {"ZeroDivisionError", "IndexError", "KeyError"}
+
+
+def test_spread_subset_keeps_the_mix(workload: list[WorkItem]) -> None:
+    subset = spread_subset(workload, 50)
+    assert len(subset) == 50
+    assert {item.label for item in subset} == set(LABELS)
+    assert {item.style for item in subset} == set(STYLES)
+    assert spread_subset(workload, 500) == workload
+
+
+def _assert_correct(items: list[WorkItem], outcomes: list[list[baselines.Outcome]]) -> None:
+    assert len(outcomes) == len(items)
+    for item, results in zip(items, outcomes, strict=True):
+        assert len(results) == len(item.inputs), item.name
+        for (stdout, error), expected, raises in zip(results, item.expected, item.raises, strict=True):
+            if raises is not None:
+                assert error is not None and error.startswith(raises + ":"), (item.name, error)
+            elif item.label == "wrong":
+                assert error is None and not outputs_match(stdout, expected), (item.name, stdout)
+            else:
+                assert error is None and outputs_match(stdout, expected), (item.name, stdout, error)
+    assert engine_bench.cross_check(items, outcomes) == (0, 0)
+
+
+def _jobs(items: list[WorkItem]) -> list[baselines.Job]:
+    return [(item.source, item.inputs) for item in items]
+
+
+def test_fresh_processes_baseline(small_slice: list[WorkItem]) -> None:
+    before = _child_pids()
+    _assert_correct(small_slice, baselines.run_fresh_processes(_jobs(small_slice), workers=2, timeout_s=30))
+    assert _child_pids() <= before
+
+
+def test_manager_processes_baseline(small_slice: list[WorkItem]) -> None:
+    before = _child_pids()
+    _assert_correct(small_slice, baselines.run_manager_processes(_jobs(small_slice), workers=2, timeout_s=30))
+    assert _child_pids() <= before
+
+
+def test_fork_floor_baseline(small_slice: list[WorkItem]) -> None:
+    before = _child_pids()
+    with baselines.ForkFloor(workers=2) as floor:
+        assert len(_child_pids() - before) == 2
+        _assert_correct(small_slice, floor.run(_jobs(small_slice), timeout_s=30))
+        _assert_correct(small_slice, floor.run(_jobs(small_slice), timeout_s=30))
+    assert _child_pids() <= before
+
+
+def test_fork_floor_survives_programs_that_close_stdio() -> None:
+    source = "import os, sys\nprint(input())\nsys.stdout.flush()\nos.close(0)\nos.close(1)\n"
+    with baselines.ForkFloor(workers=1) as floor:
+        assert floor.run([(source, ["a\n", "b\n"])]) == [[("a\n", None), ("b\n", None)]]
+
+
+def test_fork_floor_needs_starting() -> None:
+    with pytest.raises(RuntimeError, match="context manager"):
+        baselines.ForkFloor(workers=1).run([("print(1)", [""])])
+
+
+def test_benchmark_main_writes_consistent_figures(tmp_path: Path) -> None:
+    before = _child_pids()
+    out = tmp_path / "figures.json"
+    argv = ["--programs", "10", "--tests", "3", "--workers", "2", "--b-programs", "2", "--repeats", "1"]
+    assert engine_bench.main([*argv, "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    rows = {row["key"]: row for row in report["rows"]}
+    assert set(rows) == {"a", "a_strict", "b", "c", "d"}
+    assert rows["b"]["tests"] == 6 and rows["c"]["tests"] == 30
+    assert all(row["mismatches"] == 0 and row["error_mismatches"] == 0 for row in rows.values())
+    assert report["ratios"]["a/c"] == pytest.approx(rows["a"]["tests_per_s"] / rows["c"]["tests_per_s"])
+    assert report["ratios"]["d/a"] == pytest.approx(rows["d"]["tests_per_s"] / rows["a"]["tests_per_s"])
+    assert set(report["targets"]) == {"a/c", "d/a"}
+    assert _child_pids() <= before
