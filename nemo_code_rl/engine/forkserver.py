@@ -8,14 +8,15 @@ never trusted from the child. After each child it kills every other process in t
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import resource
 import select
-import shutil
 import signal
 import socket
-import tempfile
+import sys
+import termios
 import time
 from dataclasses import dataclass, field
 
@@ -25,8 +26,16 @@ from nemo_code_rl.engine.results import Verdict
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096
+_FD_BYTES = 4
+_FDS_SPACE = socket.CMSG_SPACE(2 * _FD_BYTES)
 _EXIT_GRACE_S = 2.0
 _DISCARD_BEFORE_KILL = 16 * 1024 * 1024  # output discarded (and counted) before an endless writer is stopped
+# An input's pipes are not watched during its first milliseconds: a short test ends (and is
+# drained) before it could fill a pipe, which saves the fork server one wake-up per input.
+_QUIET_START_S = 0.002
+# After each wake-up the fork server pauses this long, so that the reports of fast inputs are
+# handled in batches instead of one wake-up each. Deadlines may be late by at most this much.
+_COALESCE_S = 0.0005
 
 
 def program_env(workdir: str) -> dict[str, str]:
@@ -91,11 +100,12 @@ class _Chain:
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
+        self.rlimits = sandbox.rlimits(self.limits, self.limits.cpu_limit_s * (self.stop - self.start) + 1)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
             ours.close()
-            self._child(theirs.detach())
+            self._child(theirs)
         theirs.close()
         try:
             self._supervise(pid, ours)
@@ -104,7 +114,7 @@ class _Chain:
             self._close_streams()
         return self.index
 
-    def _child(self, control_fd: int) -> None:
+    def _child(self, control: socket.socket) -> None:
         try:
             os.setsid()
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
@@ -112,20 +122,22 @@ class _Chain:
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(private[self.start] if private is not None else null, 0)
             os.lseek(0, 0, os.SEEK_SET)
-            os.dup2(control_fd, runner.CONTROL_FD)
-            for target in (1, 2):
-                os.dup2(null, target)
-            os.closerange(runner.CONTROL_FD + 1, 1 << 16)
+            os.dup2(null, 1)
+            os.dup2(null, 2)
+            keep = control.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, 1 << 16)
             os.chdir(self.workdir)
-            sandbox.apply_rlimits(self.limits, self.limits.cpu_limit_s * (self.stop - self.start) + 1)
+            for kind, values in self.rlimits:
+                resource.setrlimit(kind, values)
             sandbox.drop_privileges(self.config)
             os.environ.clear()
             os.environ.update(program_env(self.workdir))
             inputs = None if private is not None else self.job["inputs"]
-            runner.run_program(self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s)
+            runner.run_program(self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s, control)
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
             try:
-                os.write(runner.CONTROL_FD, f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
+                control.send(f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
             finally:
                 os._exit(70)
         os._exit(0)
@@ -147,10 +159,15 @@ class _Chain:
                     killed_for = None if done else Verdict.TIMEOUT
                     self._kill(pid)
                     break
-                watch = [pidfd, *(fd for fd, s in self.streams.items() if s.open)] + [control] * control_open
+                watch = [pidfd] + [control] * control_open
                 if self.job["stream"]:
                     watch.append(self.link.fd)
-                ready, _, _ = select.select(watch, [], [], remaining)
+                quiet_until = self.started + _QUIET_START_S
+                if done or time.monotonic() >= quiet_until:
+                    watch.extend(fd for fd, s in self.streams.items() if s.open)
+                else:
+                    remaining = min(remaining, quiet_until - time.monotonic())
+                ready, _, _ = select.select(watch, [], [], max(0.0, remaining))
                 if self.link.fd in ready and self.link.cancelled(self.job["id"]):
                     self.cancelled = True
                     self._kill(pid)
@@ -166,6 +183,8 @@ class _Chain:
                     control_open = self._read_control(control)
                 if pidfd in ready:
                     break
+                if not done:
+                    time.sleep(_COALESCE_S)
         finally:
             os.close(pidfd)
         _, status, usage = os.wait4(pid, 0)
@@ -182,11 +201,17 @@ class _Chain:
         """Handle every message waiting on the control socket; False once the child closed it."""
         while not self.violation:
             try:
-                message, fds, _, _ = socket.recv_fds(control, _CONTROL_MESSAGE_MAX, 2)
+                message, ancillary, _, _ = control.recvmsg(_CONTROL_MESSAGE_MAX, _FDS_SPACE)
             except (BlockingIOError, InterruptedError):
                 return True
             except OSError:
                 return False
+            fds = [
+                int.from_bytes(data[i : i + _FD_BYTES], sys.byteorder)
+                for level, kind, data in ancillary
+                if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+                for i in range(0, len(data) - len(data) % _FD_BYTES, _FD_BYTES)
+            ]
             if not message and not fds:
                 return False
             self._on_message(message, fds)
@@ -230,6 +255,7 @@ class _Chain:
         cpu = _number(payload.get("cpu"))
         self._store(
             verdict,
+            wall_s=min(max(_number(payload.get("wall")), 0.0), time.monotonic() - self.started),
             exit_code=int(_number(payload.get("exit_code"))),
             error=error,
             cpu_s=cpu,
@@ -241,14 +267,9 @@ class _Chain:
     def _store(self, verdict: Verdict, **fields) -> None:
         (stdout, out_drop), (stderr, err_drop) = (s.take() for s in self.streams.values()) if self.streams else (("", 0), ("", 0))
         self._close_streams()
+        fields.setdefault("wall_s", time.monotonic() - self.started)
         self.results[self.index] = _result(
-            verdict,
-            stdout=stdout,
-            stderr=stderr,
-            stdout_dropped=out_drop,
-            stderr_dropped=err_drop,
-            wall_s=time.monotonic() - self.started,
-            **fields,
+            verdict, stdout=stdout, stderr=stderr, stdout_dropped=out_drop, stderr_dropped=err_drop, **fields
         )
         if self.job["stream"]:
             self.link.send({"id": self.job["id"], "partial": self.index, "result": self.results[self.index]})
@@ -309,27 +330,22 @@ class _Chain:
                 break
 
 
-def _read_into(fd: int, stream: _Stream) -> bool:
-    """Read one chunk into ``stream``; False when nothing more is ready now."""
-    if not stream.open:
-        return False
-    try:
-        chunk = os.read(fd, _READ_CHUNK)
-    except BlockingIOError:
-        return False
-    if not chunk:
+def _read_into(fd: int, stream: _Stream) -> None:
+    """Read one chunk from a pipe that select reported readable."""
+    chunk = os.read(fd, _READ_CHUNK)
+    if chunk:
+        stream.add(chunk)
+    else:
         stream.open = False
-        return False
-    stream.add(chunk)
-    return True
 
 
 def _drain(fd: int, stream: _Stream) -> None:
-    """Read what an input wrote before its end; a short read means the pipe is empty."""
+    """Read what is in the pipe now, without waiting for writers that may still hold it."""
     while stream.open:
-        before = len(stream.data) + stream.dropped
-        if not _read_into(fd, stream) or len(stream.data) + stream.dropped - before < _READ_CHUNK:
+        available = int.from_bytes(fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"), sys.byteorder)
+        if not available:
             return
+        _read_into(fd, stream)
 
 
 def _number(value) -> float:
@@ -380,7 +396,7 @@ def _memfd(data: bytes) -> int:
     return fd
 
 
-def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink) -> list[dict]:
+def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
     """Run one program on all its inputs; one result dict per input, in order.
 
     Private inputs leave this process's memory at once: each goes into a memfd that only the
@@ -396,16 +412,16 @@ def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink) -> list[d
     try:
         while index < count:
             stop = index + 1 if job["strict"] else count
-            workdir = _open_workdir(config, limits)
+            path = workdir.open(limits)
             try:
                 while index < stop:
-                    chain = _Chain(job, index, stop, config, workdir, link)
+                    chain = _Chain(job, index, stop, config, path, link)
                     index = chain.run()
                     results.update(chain.results)
                     if chain.syntax_error is not None or chain.cancelled:
                         return _complete(results, count, chain)
             finally:
-                _close_workdir(config, workdir)
+                workdir.close(path)
     finally:
         for fd in job.get("stdin_fds", ()):
             os.close(fd)
@@ -421,27 +437,15 @@ def _complete(results: dict[int, dict], count: int, chain: _Chain) -> list[dict]
     return [results.get(i, filler) for i in range(count)]
 
 
-def _open_workdir(config: sandbox.SandboxConfig, limits: Limits) -> str:
-    if config.level == sandbox.FULL:
-        sandbox.mount_workdir(config, limits)
-        return sandbox.WORKDIR
-    return tempfile.mkdtemp(prefix="nemo-code-rl-")
-
-
-def _close_workdir(config: sandbox.SandboxConfig, workdir: str) -> None:
-    if config.level == sandbox.FULL:
-        sandbox.unmount_workdir(config)
-    else:
-        shutil.rmtree(workdir, ignore_errors=True)
-
-
 def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:
     """Answer jobs from the pool on fds 0/1 until the pool closes the pipe."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    runner.prepare()
     link = _PoolLink()
+    workdir = sandbox.Workdir(config)
     link.send(handshake)
     while True:
         job = link.next_job()
         if job is None:
             return
-        link.send({"id": job["id"], "results": execute(job, config, link)})
+        link.send({"id": job["id"], "results": execute(job, config, link, workdir)})

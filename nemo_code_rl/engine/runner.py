@@ -5,9 +5,11 @@ holding the input (so ``input()``, ``sys.stdin.buffer.read()``, ``open(0).read()
 ``os.read(0, n)`` all work), and fds 1 and 2 re-pointed at two new pipes whose read ends go to
 the worker over the control socket before the input starts (riding on the previous input's
 report). Output can therefore never be credited to the wrong input, and the child never waits
-for the worker. The worker trusts the
-report sent after each input only for diagnostics; it measures time, output and termination
-itself.
+for the worker. The worker trusts the report sent after each input only for diagnostics; it
+measures time, output and termination itself.
+
+Every page a forked child touches is copied, so the fork server builds what it can once, before
+forking (``prepare``), and the happy path here avoids modules it does not need.
 """
 
 from __future__ import annotations
@@ -22,20 +24,38 @@ import resource
 import socket
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Sequence
 
 FILENAME = "main.py"
-CONTROL_FD = 3
 _ERROR_CHARS = 500
+_FD_BYTES = 4
+_SOURCE = [""]
+_PREBUILT: list[io.TextIOWrapper] = []
 
 
-def _report(kind: str, index: int, payload: dict) -> None:
-    os.write(CONTROL_FD, f"{kind} {index} {json.dumps(payload)}".encode())
+def prepare() -> None:
+    """In the fork server: build the stdio objects every child starts with, and interpreter settings.
+
+    The objects refer to fds 0, 1 and 2 by number, which each child re-points before use.
+    """
+    sys.set_int_max_str_digits(0)
+    sys.argv = [FILENAME]
+    _PREBUILT[:] = [_new_stdin(), _new_stdout(), _new_stderr()]
 
 
-def _end_message(index: int, payload: dict) -> str:
-    return f"E {index} {json.dumps(payload)}"
+def _new_stdin() -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape")
+
+
+def _new_stdout() -> io.TextIOWrapper:
+    raw = io.BufferedWriter(io.FileIO(1, "w", closefd=False), 65536)
+    return io.TextIOWrapper(raw, encoding="utf-8", errors="backslashreplace")
+
+
+def _new_stderr() -> io.TextIOWrapper:
+    return io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True)
 
 
 def _last_line(exc: BaseException) -> str:
@@ -45,6 +65,7 @@ def _last_line(exc: BaseException) -> str:
 
 def _print_traceback(exc: BaseException) -> None:
     """Print the traceback as the interpreter would, without the runner's own frame."""
+    linecache.cache[FILENAME] = (len(_SOURCE[0]), None, _SOURCE[0].splitlines(True), FILENAME)
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
     try:
         traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
@@ -58,16 +79,14 @@ class _Stdio:
     def __init__(self, control: socket.socket, own_stdin: bool) -> None:
         self.control = control
         self.stdin_fd = os.memfd_create("stdin", 0) if own_stdin else -1
-        self.stdout: io.TextIOWrapper | None = None
-        self.stderr: io.TextIOWrapper | None = None
+        self.stdin, self.stdout, self.stderr = _PREBUILT if _PREBUILT else (_new_stdin(), _new_stdout(), _new_stderr())
 
     def send_pipes(self, message: str) -> tuple[int, int]:
         """Send ``message`` with the read ends of two new pipes; return their write ends."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        for fd in (out_r, err_r):
-            os.set_blocking(fd, False)
-        socket.send_fds(self.control, [message.encode()], [out_r, err_r])
+        fds = out_r.to_bytes(_FD_BYTES, sys.byteorder) + err_r.to_bytes(_FD_BYTES, sys.byteorder)
+        self.control.sendmsg([message.encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
         os.close(out_r)
         os.close(err_r)
         return out_w, err_w
@@ -82,33 +101,36 @@ class _Stdio:
             os.pwrite(self.stdin_fd, data, 0)
             os.lseek(self.stdin_fd, 0, os.SEEK_SET)
             os.dup2(self.stdin_fd, 0)
-        for fd, target in ((out_w, 1), (err_w, 2)):
-            os.dup2(fd, target)
-            os.close(fd)
-        sys.stdin = sys.__stdin__ = io.TextIOWrapper(
-            io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
-        )
-        if self.stdout is None or sys.stdout is not self.stdout or self.stdout.closed:
-            self.stdout = io.TextIOWrapper(
-                io.BufferedWriter(io.FileIO(1, "w", closefd=False), 65536), encoding="utf-8", errors="backslashreplace"
-            )
-        if self.stderr is None or sys.stderr is not self.stderr or self.stderr.closed:
-            self.stderr = io.TextIOWrapper(
-                io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
-            )
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.close(out_w)
+        os.close(err_w)
+        if self.stdin is None:
+            self.stdin = _new_stdin()
+        if sys.stdout is not self.stdout or self.stdout.closed:
+            self.stdout = _new_stdout()
+        if sys.stderr is not self.stderr or self.stderr.closed:
+            self.stderr = _new_stderr()
+        sys.stdin = sys.__stdin__ = self.stdin
         sys.stdout = sys.__stdout__ = self.stdout
         sys.stderr = sys.__stderr__ = self.stderr
+        self.stdin = None
 
 
 def _finish_interpreter_duties() -> None:
     """What a real interpreter does at exit: wait for non-daemon threads, run atexit hooks, flush."""
-    main = threading.main_thread()
-    for thread in threading.enumerate():
-        if thread is not main and not thread.daemon:
-            thread.join()
-    atexit._run_exitfuncs()
-    atexit._clear()
-    for stream in {id(s): s for s in (sys.stdout, sys.stderr, sys.__stdout__, sys.__stderr__)}.values():
+    if len(threading._active) > 1 or threading._limbo:
+        main = threading.main_thread()
+        for thread in threading.enumerate():
+            if thread is not main and not thread.daemon:
+                thread.join()
+    if atexit._ncallbacks():
+        atexit._run_exitfuncs()
+        atexit._clear()
+    streams = (sys.stdout, sys.stderr)
+    if sys.__stdout__ is not sys.stdout or sys.__stderr__ is not sys.stderr:
+        streams += (sys.__stdout__, sys.__stderr__)
+    for stream in streams:
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - output the program broke is simply lost, as in CPython
@@ -128,16 +150,20 @@ def _exit_status(exc: SystemExit) -> int:
     return 1
 
 
-def _run_one(code, cpu_limit_s: float, recursion_limit: int) -> dict:
-    used = resource.getrusage(resource.RUSAGE_SELF)
-    cpu_before = used.ru_utime + used.ru_stime
-    _, hard = resource.getrlimit(resource.RLIMIT_CPU)
+def _cpu_now() -> float:
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int) -> tuple[str, float]:
+    """Run one input; return its report payload (JSON text) and the CPU clock at its end."""
+    began = time.perf_counter()
     soft = int(cpu_before + cpu_limit_s) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (soft if hard == resource.RLIM_INFINITY else min(soft, hard), hard))
+    resource.setrlimit(resource.RLIMIT_CPU, (soft if cpu_hard == resource.RLIM_INFINITY else min(soft, cpu_hard), cpu_hard))
     status, exit_code, error = "ok", 0, ""
-    program_globals = {"__name__": "__main__", "__builtins__": builtins, "__doc__": None, "__spec__": None}
     try:
-        exec(code, program_globals)
+        exec(code, {"__name__": "__main__", "__builtins__": builtins, "__doc__": None, "__spec__": None})
     except SystemExit as exc:
         exit_code = _exit_status(exc)
         if exit_code != 0:
@@ -157,34 +183,44 @@ def _run_one(code, cpu_limit_s: float, recursion_limit: int) -> dict:
             status, exit_code, error = "error", 1, _last_line(exc)
     sys.setrecursionlimit(recursion_limit)
     threading.stack_size(0)
-    usage = resource.getrusage(resource.RUSAGE_SELF)
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    cpu = usage.ru_utime + usage.ru_stime + children.ru_utime + children.ru_stime - cpu_before
-    return {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu, "rss": usage.ru_maxrss * 1024}
+    wall = time.perf_counter() - began
+    cpu_after = _cpu_now()
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    if error:
+        report = {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu_after - cpu_before, "rss": rss, "wall": wall}
+        payload = json.dumps(report)
+    else:
+        payload = (
+            f'{{"status": "{status}", "exit_code": {exit_code}, "error": "", '
+            f'"cpu": {cpu_after - cpu_before!r}, "rss": {rss}, "wall": {wall!r}}}'
+        )
+    return payload, cpu_after
 
 
-def run_program(source: str, inputs: Sequence[bytes] | None, start: int, stop: int, cpu_limit_s: float) -> None:
-    """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting after each input.
+def run_program(
+    source: str, inputs: Sequence[bytes] | None, start: int, stop: int, cpu_limit_s: float, control: socket.socket
+) -> None:
+    """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting on ``control``.
 
     ``inputs=None`` means a private input: fd 0 already holds it, and ``stop == start + 1``.
-
-    Expects the control socket (``SOCK_SEQPACKET``, one message per report) on fd 3.
+    ``control`` is a ``SOCK_SEQPACKET`` socket: one message per report.
     """
-    linecache.cache[FILENAME] = (len(source), None, source.splitlines(True), FILENAME)
-    sys.argv = [FILENAME]
-    sys.set_int_max_str_digits(0)
+    _SOURCE[0] = source
     try:
         code = compile(source, FILENAME, "exec", dont_inherit=True)
     except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), MemoryError, ...
-        _report("S", start, {"error": _last_line(exc)})
+        control.send(f"S {start} {json.dumps({'error': _last_line(exc)})}".encode())
         return
     recursion_limit = sys.getrecursionlimit()
-    stdio = _Stdio(socket.socket(fileno=CONTROL_FD), own_stdin=inputs is not None)
+    cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
+    stdio = _Stdio(control, own_stdin=inputs is not None)
     out_w, err_w = stdio.send_pipes(f"B {start}")
+    cpu = _cpu_now()
     for index in range(start, stop):
         stdio.point(None if inputs is None else inputs[index], out_w, err_w)
-        report = _end_message(index, _run_one(code, cpu_limit_s, recursion_limit))
+        payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit)
+        report = f"E {index} {payload}"
         if index + 1 < stop:
             out_w, err_w = stdio.send_pipes(report)
         else:
-            os.write(CONTROL_FD, report.encode())
+            control.send(report.encode())

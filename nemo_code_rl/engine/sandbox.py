@@ -5,7 +5,7 @@
   tmpfs with the Python installation bound back in, and the whole tree read-only.
 * ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``, an empty
   capability bounding set and locked securebits, which every forked program inherits.
-* ``apply_rlimits`` and ``drop_privileges`` run in each forked program: rlimits, then an
+* ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked program: rlimits, then an
   unprivileged identity with no capabilities and ``no_new_privs`` set.
 
 Isolation comes from the kernel, never from hiding Python names.
@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import os
 import resource
+import shutil
 import site
 import sys
+import tempfile
 from dataclasses import asdict, dataclass, field
 
 from nemo_code_rl.engine import syscalls
@@ -187,9 +189,11 @@ def isolate_worker(config: SandboxConfig) -> dict:
 def prepare_init(config: SandboxConfig) -> None:
     """In the PID-namespace init: a /proc that shows only this namespace, and no way back to privilege.
 
-    The init keeps its own effective capabilities (it mounts and kills), but an empty bounding
-    set and locked securebits mean no descendant can regain a capability by exec or by uid 0.
+    The init keeps its own effective capabilities (it mounts and kills), but ``no_new_privs``, an
+    empty bounding set and locked securebits, all inherited, mean no descendant can regain a
+    capability by exec or by becoming uid 0.
     """
+    syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
     if config.level != FULL:
         return
     flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
@@ -207,54 +211,81 @@ def prepare_init(config: SandboxConfig) -> None:
     )
 
 
-def mount_workdir(config: SandboxConfig, limits: Limits) -> None:
-    """Give the next execution an empty private /tmp (and /dev/shm) owned by the sandbox user."""
-    if config.level != FULL:
-        return
-    owner = 0 if config.userns else config.uid
-    flags = syscalls.MS_NOSUID | syscalls.MS_NODEV
-    options = f"mode=0700,uid={owner},gid={owner},size={limits.file_bytes}"
-    syscalls.mount("tmpfs", WORKDIR, "tmpfs", flags, options)
-    if os.path.isdir(_SHM):
-        syscalls.mount("tmpfs", _SHM, "tmpfs", flags, options)
+class Workdir:
+    """The private /tmp (and /dev/shm) of executions: one tmpfs per worker, emptied after each.
+
+    Only one execution runs in a worker at a time, and every process of the previous one is dead
+    before the next starts, so an emptied tmpfs is as private as a new one, and cheaper.
+    """
+
+    def __init__(self, config: SandboxConfig) -> None:
+        self.config = config
+        self.size = 0
+
+    def open(self, limits: Limits) -> str:
+        if self.config.level != FULL:
+            return tempfile.mkdtemp(prefix="nemo-code-rl-")
+        if self.size != limits.file_bytes:
+            owner = 0 if self.config.userns else self.config.uid
+            options = f"mode=0700,uid={owner},gid={owner},size={limits.file_bytes}"
+            flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | (syscalls.MS_REMOUNT if self.size else 0)
+            for path in self._paths():
+                syscalls.mount("tmpfs", path, "tmpfs", flags, options)
+            self.size = limits.file_bytes
+        return WORKDIR
+
+    def close(self, path: str) -> None:
+        if self.config.level != FULL:
+            shutil.rmtree(path, ignore_errors=True)
+            return
+        for folder in self._paths():
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
+
+    @staticmethod
+    def _paths() -> list[str]:
+        return [WORKDIR] + [_SHM] * os.path.isdir(_SHM)
 
 
-def unmount_workdir(config: SandboxConfig) -> None:
-    if config.level != FULL:
-        return
-    if os.path.isdir(_SHM):
-        syscalls.umount(_SHM)
-    syscalls.umount(WORKDIR)
+def rlimits(limits: Limits, cpu_budget_s: float) -> list[tuple[int, tuple[int, int]]]:
+    """The rlimits of a program's child, computed once in the fork server (within its hard limits).
 
-
-def _set_limit(kind: int, soft: int, hard: int | None = None) -> None:
-    _, current_hard = resource.getrlimit(kind)
-    hard = soft if hard is None else hard
-    if current_hard != resource.RLIM_INFINITY:
-        hard = min(hard, current_hard)
-        soft = min(soft, hard)
-    resource.setrlimit(kind, (soft, hard))
-
-
-def apply_rlimits(limits: Limits, cpu_budget_s: float) -> None:
-    """Limits that hold for the whole child; the per-input CPU soft limit is moved by the runner."""
-    _set_limit(resource.RLIMIT_AS, limits.memory_bytes)
-    _set_limit(resource.RLIMIT_FSIZE, limits.file_bytes)
-    _set_limit(resource.RLIMIT_CORE, 0)
-    _set_limit(resource.RLIMIT_NPROC, limits.processes)
-    _set_limit(resource.RLIMIT_STACK, limits.memory_bytes)
-    _set_limit(resource.RLIMIT_CPU, int(cpu_budget_s) + 1)
+    The per-input CPU soft limit is then moved by the runner.
+    """
+    wanted = (
+        (resource.RLIMIT_AS, limits.memory_bytes),
+        (resource.RLIMIT_FSIZE, limits.file_bytes),
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NPROC, limits.processes),
+        (resource.RLIMIT_STACK, limits.memory_bytes),
+        (resource.RLIMIT_CPU, int(cpu_budget_s) + 1),
+    )
+    result = []
+    for kind, value in wanted:
+        _, hard = resource.getrlimit(kind)
+        if hard != resource.RLIM_INFINITY:
+            value = min(value, hard)
+        result.append((kind, (value, value if kind != resource.RLIMIT_STACK else hard)))
+    return result
 
 
 def drop_privileges(config: SandboxConfig) -> None:
-    """Become unprivileged for good: no capabilities, no way to regain them, no_new_privs."""
+    """Become unprivileged for good (``no_new_privs`` is inherited from the init).
+
+    As root, switching every uid to the sandbox user clears all capabilities (the init locked
+    the securebits that would keep them). In a user namespace the uid stays 0 there, so the
+    capabilities are cleared explicitly.
+    """
     if config.level != FULL:
-        syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
         return
-    if not config.userns:
-        os.setgroups([])
-        os.setresgid(config.uid, config.uid, config.uid)
-        os.setresuid(config.uid, config.uid, config.uid)
-    syscalls.clear_capabilities()
-    syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
+    if config.userns:
+        syscalls.clear_capabilities()
+        return
+    os.setgroups([])
+    os.setresgid(config.uid, config.uid, config.uid)
+    os.setresuid(config.uid, config.uid, config.uid)
     syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)
