@@ -130,6 +130,16 @@ def test_manager_processes_baseline(small_slice: list[WorkItem]) -> None:
     assert _child_pids() <= before
 
 
+def test_livecodebench_harness_baseline(small_slice: list[WorkItem]) -> None:
+    before = _child_pids()
+    readable = [item for item in small_slice if item.style != "open0"]
+    _assert_correct(readable, baselines.run_lcb_processes(_jobs(readable), workers=2, timeout_s=30))
+    broken = [item for item in small_slice if item.style == "open0" and item.label == "correct"]
+    outcomes = baselines.run_lcb_processes(_jobs(broken), workers=1, timeout_s=30)
+    assert broken and all(error is not None for result in outcomes for _, error in result)
+    assert _child_pids() <= before
+
+
 def test_fork_floor_baseline(small_slice: list[WorkItem]) -> None:
     before = _child_pids()
     with baselines.ForkFloor(workers=2) as floor:
@@ -157,7 +167,7 @@ def test_benchmark_main_writes_consistent_figures(tmp_path: Path) -> None:
     assert engine_bench.main([*argv, "--json", str(out)]) == 0
     report = json.loads(out.read_text())
     rows = {row["key"]: row for row in report["rows"]}
-    assert set(rows) == {"a", "a_strict", "b", "c", "d"}
+    assert set(rows) == {"a", "a_strict", "b", "c", "c_lean", "d"}
     assert rows["b"]["tests"] == 6 and rows["c"]["tests"] == 30
     assert all(row["mismatches"] == 0 and row["error_mismatches"] == 0 for row in rows.values())
     assert report["ratios"]["a/c"] == pytest.approx(rows["a"]["tests_per_s"] / rows["c"]["tests_per_s"])

@@ -5,17 +5,23 @@ input, ``error`` being the exception's last traceback line (``None`` when the pr
 every row of the benchmark can be checked against the expected answers and not only timed:
 
 * :func:`run_fresh_processes` (b): one new ``python3`` per test, the naive but fully isolated way.
-* :func:`run_manager_processes` (c): the APPS / LiveCodeBench harness that RL frameworks copy: per
-  program a ``multiprocessing.Manager()`` and one ``Process`` that ``exec``s every test with
-  patched ``sys.stdin``/``sys.stdout``/``input``/``open``. Their ``reliability_guard()`` (which
-  disables ``os`` functions) is left out: it only makes that row slower, so omitting it is conservative.
+* :func:`run_lcb_processes` (c): the LiveCodeBench harness that RL frameworks copy, as that code
+  runs a program: per program a ``multiprocessing.Manager()`` and one ``Process`` which calls a
+  ``reliability_guard``, wraps the program in a function under the harness's star-import
+  prelude, and runs each test under ``signal.alarm``, ``faulthandler`` and five
+  ``unittest.mock.patch`` es of ``open`` and ``sys.stdin`` (every test is run, for equal work).
+* :func:`run_manager_processes` (c_lean): the same process model with the per-test mechanics cut
+  to the minimum (plain patching of ``sys.stdin``/``sys.stdout``/``input``/``open``), to show how
+  much of row c is the process model and how much its per-test overhead.
 * :class:`ForkFloor` (d): warm interpreters that do nothing but ``os.fork()`` per program and run
   its tests with fd 0/1/2 re-pointed; the lower bound of any fork-server design, isolation excluded.
 """
 
 from __future__ import annotations
 
+import ast
 import builtins
+import faulthandler
 import fcntl
 import importlib
 import io
@@ -31,6 +37,8 @@ import traceback
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from types import ModuleType
+from unittest import mock
 
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD
 
@@ -139,11 +147,12 @@ def _manager_child(source: str, inputs: list[str], timeout_s: float, result: lis
     result.append([_exec_patched(code, data, timeout_s) for data in inputs])
 
 
-def _manager_program(source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
+def _program_in_manager(child, source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
+    """The process model of those harnesses: a Manager for the result, one Process for the program."""
     context = multiprocessing.get_context("fork")
     with context.Manager() as manager:
         result = manager.list()
-        process = context.Process(target=_manager_child, args=(source, list(inputs), timeout_s, result))
+        process = context.Process(target=child, args=(source, list(inputs), timeout_s, result))
         process.start()
         process.join(timeout=(timeout_s + 1) * len(inputs) + 5)  # LiveCodeBench's global timeout
         if process.is_alive():
@@ -154,10 +163,93 @@ def _manager_program(source: str, inputs: Sequence[str], timeout_s: float) -> li
 
 
 def run_manager_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
-    """Baseline (c): ``workers`` threads, each checking one program at a time with its own Manager."""
+    """Baseline (c_lean): ``workers`` threads, each checking one program at a time with its own Manager."""
     _preload()
     with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(executor.map(lambda job: _manager_program(job[0], job[1], timeout_s), jobs))
+        return list(executor.map(lambda job: _program_in_manager(_manager_child, job[0], job[1], timeout_s), jobs))
+
+
+# --- (c) the LiveCodeBench harness as it runs a program ------------------------------------------
+
+_LCB_PRELUDE_MODULES = (
+    "string", "re", "datetime", "collections", "heapq", "bisect", "copy", "math", "random",
+    "statistics", "itertools", "functools", "operator", "io", "sys", "json", "builtins", "typing",
+)  # fmt: skip
+_LCB_PRELUDE = (
+    "".join(f"from {name} import *\n" for name in _LCB_PRELUDE_MODULES)
+    + "".join(f"import {name}\n" for name in _LCB_PRELUDE_MODULES if name not in ("builtins", "typing"))
+    + "sys.setrecursionlimit(50000)\n"
+)
+
+
+def _lcb_wrapped(source: str) -> str:
+    """The program as that harness runs it: a trailing ``if __name__ == '__main__':`` unwrapped,
+    imports hoisted, everything else moved into ``wrapped_function()``, under its prelude."""
+    tree = ast.parse(source)
+    body = list(tree.body)
+    if body and isinstance(body[-1], ast.If) and ast.unparse(body[-1].test).strip() == "__name__ == '__main__'":
+        body = body[:-1] + body[-1].body
+    imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
+    rest = [node for node in body if not isinstance(node, (ast.Import, ast.ImportFrom))] or [ast.Pass()]
+    arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
+    function = ast.FunctionDef(name="wrapped_function", args=arguments, body=rest, decorator_list=[], lineno=1)
+    return _LCB_PRELUDE + ast.unparse(imports) + "\n" + ast.unparse(ast.fix_missing_locations(function))
+
+
+def _lcb_guard() -> None:
+    """What such harnesses disable before running a program (a guard, not a sandbox)."""
+    for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork", "forkpty", "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown", "chmod", "chown", "chroot", "lchown", "getcwd", "chdir"):  # fmt: skip
+        if hasattr(os, name):
+            setattr(os, name, None)
+    subprocess.Popen = None  # type: ignore[misc]
+
+
+def _lcb_test(function: object, data: str, timeout_s: float) -> Outcome:
+    lines = iter(data.split("\n"))
+    stdin = io.TextIOWrapper(io.BytesIO(data.encode()), encoding="utf-8")
+    stdout, real_stdout = io.StringIO(), sys.stdout
+    error = None
+    signal.alarm(max(1, int(timeout_s)))
+    faulthandler.enable()
+    sys.stdout = stdout
+    try:
+        with (
+            mock.patch("builtins.open", mock.mock_open(read_data=data)),
+            mock.patch("sys.stdin", stdin),
+            mock.patch("sys.stdin.readline", lambda *args: next(lines) + "\n"),
+            mock.patch("sys.stdin.readlines", lambda *args: data.split("\n")),
+            mock.patch("sys.stdin.read", lambda *args: data),
+        ):
+            function()
+    except SystemExit as exc:
+        error = _system_exit_error(exc)
+    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
+        error = error_line(exc)
+    finally:
+        sys.stdout = real_stdout
+        signal.alarm(0)
+        faulthandler.disable()
+    return stdout.getvalue(), error
+
+
+def _lcb_child(source: str, inputs: list[str], timeout_s: float, result: list) -> None:
+    signal.signal(signal.SIGALRM, _on_alarm)
+    _lcb_guard()
+    try:
+        module = ModuleType("tmp_sol", "")
+        exec(compile(_lcb_wrapped(source), "<program>", "exec"), module.__dict__)
+        function = module.wrapped_function
+    except BaseException as exc:  # noqa: BLE001 - a program that does not load fails every test
+        result.append([("", error_line(exc))] * len(inputs))
+        return
+    result.append([_lcb_test(function, data, timeout_s) for data in inputs])
+
+
+def run_lcb_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
+    """Baseline (c): ``workers`` threads, each checking one program at a time the LiveCodeBench way."""
+    _preload()
+    with ThreadPoolExecutor(max_workers=workers) as executor:
+        return list(executor.map(lambda job: _program_in_manager(_lcb_child, job[0], job[1], timeout_s), jobs))
 
 
 # --- (d) the bare fork floor ----------------------------------------------------------------------
