@@ -1,0 +1,74 @@
+"""The one encoding of a problem in NeMo RL's per-sample ``extra_env_info``.
+
+The processor writes it and the environment reads it, so both sides must agree; keeping the pair
+of functions in one small module (with no torch or NeMo RL import) is what guarantees that.
+
+The whole canonical ``Problem`` travels as JSON *text* under ``"problem"``: tests are ragged nested
+lists (and call-based arguments are JSON themselves), which Arrow and batch collation would
+otherwise pad, re-type or split. A few plain fields ride beside it for logging.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from nemo_code_rl.problems import Problem, ProblemFormatError, parse_problem
+
+PROBLEM_KEY = "problem"
+
+
+def env_info_for_problem(problem: Problem) -> dict[str, Any]:
+    """The ``extra_env_info`` dict for ``problem``: everything the environment needs to verify it.
+
+    >>> from nemo_code_rl.problems import parse_problem
+    >>> info = env_info_for_problem(parse_problem({"id": 1, "question": "Echo.", "input_output":
+    ...     '{"inputs": ["a"], "outputs": ["a"]}'}))
+    >>> (info["problem_id"], info["n_tests"], problem_from_env_info(info).inputs)
+    ('1', 1, ['a'])
+    """
+    return {
+        PROBLEM_KEY: json.dumps(problem.to_dict(), ensure_ascii=False, default=str),
+        "problem_id": problem.id,
+        "kind": problem.kind,
+        "n_tests": problem.n_tests,
+    }
+
+
+def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
+    """The ``Problem`` that ``env_info_for_problem`` encoded.
+
+    Accepts the dict itself or JSON text of it (for callers that stored the whole dict as one
+    string column), and a ``"problem"`` entry that is JSON text or an already-decoded dict.
+    Anything else is a ``ProblemFormatError`` naming the field.
+    """
+    if isinstance(info, str):
+        info = _json(info, "extra_env_info")
+    if not isinstance(info, Mapping):
+        raise ProblemFormatError(f"must be a dict, got {type(info).__name__}", field="extra_env_info")
+    if PROBLEM_KEY not in info:
+        raise ProblemFormatError(
+            f"missing; keys seen: {sorted(map(str, info))} (rows must go through code_unit_tests_processor)",
+            field=f"extra_env_info.{PROBLEM_KEY}",
+        )
+    row = info[PROBLEM_KEY]
+    if isinstance(row, str):
+        row = _json(row, f"extra_env_info.{PROBLEM_KEY}")
+    if not isinstance(row, Mapping):
+        raise ProblemFormatError(
+            f"must be a canonical problem (JSON object), got {type(row).__name__}",
+            field=f"extra_env_info.{PROBLEM_KEY}",
+        )
+    try:
+        return parse_problem(row)
+    except ProblemFormatError as error:
+        detail_field = f"extra_env_info.{PROBLEM_KEY}" + (f".{error.field}" if error.field else "")
+        raise ProblemFormatError(error.detail, field=detail_field) from error
+
+
+def _json(text: str, field_name: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError as error:
+        raise ProblemFormatError(f"not valid JSON ({error})", field=field_name) from error

@@ -1,0 +1,30 @@
+"""Problems and completions shared by the environment tests."""
+
+from __future__ import annotations
+
+import json
+
+from nemo_code_rl.problems import Problem, parse_problem
+
+
+def sum_row(problem_id: str = "sum") -> dict[str, str]:
+    """An APPS-format row with two stdin/stdout tests: print the sum of two integers."""
+    tests = {"inputs": ["1 2\n", "3 4\n"], "outputs": ["3\n", "7\n"]}
+    return {"id": problem_id, "question": "Print a + b.", "input_output": json.dumps(tests)}
+
+
+def sum_problem(problem_id: str = "sum") -> Problem:
+    return parse_problem(sum_row(problem_id))
+
+
+def answer(code: str) -> str:
+    """A completion that holds ``code`` in a python fence, as a model would write it."""
+    return f"Here is my solution.\n```python\n{code}\n```\n"
+
+
+def conversation(completion: str) -> list[dict[str, str]]:
+    """A message log as NeMo RL sends it to ``step``: role and content only."""
+    return [{"role": "user", "content": "<prompt>"}, {"role": "assistant", "content": completion}]
+
+
+CORRECT_SUM = "a, b = map(int, input().split())\nprint(a + b)"
