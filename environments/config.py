@@ -18,7 +18,7 @@ Keys (defaults in brackets):
         is replaced by the verifier's report of the first failing test.
     verifier keys, passed to ``VerifierConfig.from_dict``: ``extraction``, ``comparison``,
         ``values``, ``reward`` (``mode`` and shaped ``weights``), ``early_exit``, ``max_tests``,
-        ``timeout_s``, ``use_data_time_limits``, ``time_limit_factor``, ``limits`` (``timeout_s``,
+        ``timeout_s``, ``use_data_time_limits``, ``time_limit_factor``, ``limits`` (
         ``cpu_s``, ``memory_bytes``, ``output_bytes``, ``file_bytes``, ``processes``),
         ``feedback_chars``, ``checkers``.
 """

@@ -79,6 +79,8 @@ class VerifierConfig:
             "values": ValueComparisonConfig,
             "limits": Limits,
         }
+        if isinstance(data.get("limits"), Mapping) and "timeout_s" in data["limits"]:
+            raise ConfigError(f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s")
         for key, kind in nested.items():
             if key in data and not isinstance(data[key], kind):
                 check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")

@@ -192,6 +192,8 @@ def test_config_from_dict_is_strict():
         VerifierConfig.from_dict({"early_exti": True})
     with pytest.raises(ConfigError, match=r"did you mean 'memory_bytes'"):
         VerifierConfig.from_dict({"limits": {"memory": 1}})
+    with pytest.raises(ConfigError, match=r"set the per-test wall limit with verifier.timeout_s"):
+        VerifierConfig.from_dict({"limits": {"timeout_s": 3}})
 
 
 def test_code_that_does_not_compile_is_a_syntax_error_in_every_kind(verifier, fixtures_dir):
