@@ -38,6 +38,9 @@ _QUIET_START_S = 0.002
 _COALESCE_S = 0.0005
 
 
+_DEVNULL: list[int] = []
+
+
 def program_env(workdir: str) -> dict[str, str]:
     """The whole environment a program sees: nothing of the trainer's (no tokens, no keys)."""
     return {
@@ -100,7 +103,7 @@ class _Chain:
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
-        self.rlimits = sandbox.rlimits(self.limits, self.limits.cpu_limit_s * (self.stop - self.start) + 1)
+        self.rlimits = sandbox.rlimits(self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -117,22 +120,23 @@ class _Chain:
     def _child(self, control: socket.socket) -> None:
         try:
             os.setsid()
-            syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
+            if self.config.level != sandbox.FULL:  # in its own PID namespace, the init's death kills it
+                syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
             private = self.job.get("stdin_fds")
-            null = os.open(os.devnull, os.O_RDWR)
-            os.dup2(private[self.start] if private is not None else null, 0)
+            os.dup2(private[self.start] if private is not None else _DEVNULL[0], 0)
             os.lseek(0, 0, os.SEEK_SET)
-            os.dup2(null, 1)
-            os.dup2(null, 2)
+            os.dup2(_DEVNULL[0], 1)
+            os.dup2(_DEVNULL[0], 2)
             keep = control.fileno()
             os.closerange(3, keep)
             os.closerange(keep + 1, 1 << 16)
-            os.chdir(self.workdir)
+            if self.config.level != sandbox.FULL:  # with full isolation the fork server has done both
+                os.chdir(self.workdir)
+                os.environ.clear()
+                os.environ.update(program_env(self.workdir))
             for kind, values in self.rlimits:
                 resource.setrlimit(kind, values)
             sandbox.drop_privileges(self.config)
-            os.environ.clear()
-            os.environ.update(program_env(self.workdir))
             inputs = None if private is not None else self.job["inputs"]
             runner.run_program(self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s, control)
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
@@ -441,8 +445,12 @@ def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:
     """Answer jobs from the pool on fds 0/1 until the pool closes the pipe."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     runner.prepare()
+    _DEVNULL.append(os.open(os.devnull, os.O_RDWR))
     link = _PoolLink()
     workdir = sandbox.Workdir(config)
+    if config.level == sandbox.FULL:
+        os.environ.clear()
+        os.environ.update(program_env(sandbox.WORKDIR))
     link.send(handshake)
     while True:
         job = link.next_job()

@@ -13,6 +13,7 @@ Isolation comes from the kernel, never from hiding Python names.
 
 from __future__ import annotations
 
+import functools
 import os
 import resource
 import shutil
@@ -232,6 +233,7 @@ class Workdir:
             for path in self._paths():
                 syscalls.mount("tmpfs", path, "tmpfs", flags, options)
             self.size = limits.file_bytes
+            os.chdir(WORKDIR)  # every child starts there, in the new tmpfs
         return WORKDIR
 
     def close(self, path: str) -> None:
@@ -251,15 +253,16 @@ class Workdir:
         return [WORKDIR] + [_SHM] * os.path.isdir(_SHM)
 
 
-def rlimits(limits: Limits, cpu_budget_s: float) -> list[tuple[int, tuple[int, int]]]:
+@functools.lru_cache(maxsize=64)
+def rlimits(limits: Limits, cpu_budget_s: int) -> list[tuple[int, tuple[int, int]]]:
     """The rlimits of a program's child, computed once in the fork server (within its hard limits).
 
-    The per-input CPU soft limit is then moved by the runner.
+    The per-input CPU soft limit is then moved by the runner; ``RLIMIT_CORE`` is 0 already, set
+    by the fork server for itself and inherited.
     """
     wanted = (
         (resource.RLIMIT_AS, limits.memory_bytes),
         (resource.RLIMIT_FSIZE, limits.file_bytes),
-        (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NPROC, limits.processes),
         (resource.RLIMIT_STACK, limits.memory_bytes),
         (resource.RLIMIT_CPU, int(cpu_budget_s) + 1),
