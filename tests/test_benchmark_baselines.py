@@ -174,3 +174,16 @@ def test_benchmark_main_writes_consistent_figures(tmp_path: Path) -> None:
     assert report["ratios"]["d/a"] == pytest.approx(rows["d"]["tests_per_s"] / rows["a"]["tests_per_s"])
     assert set(report["targets"]) == {"a/c", "d/a"}
     assert _child_pids() <= before
+
+
+def test_soak_reports_memory_and_leftovers() -> None:
+    from nemo_code_rl.benchmarking.soak import run_soak
+
+    items = build_workload(20, 2, seed=1)
+    lines: list[str] = []
+    report = run_soak([(item.source, item.inputs) for item in items], 60, workers=2, chunk=25, emit=lines.append)
+    assert (report.programs, report.tests) == (60, 120)
+    assert len(report.chunk_rates) == 3 and all(rate > 0 for rate in report.chunk_rates)
+    assert report.rss_start_bytes > 0 and report.rss_end_bytes > 0
+    assert report.leftover_processes == 0
+    assert len(lines) == 3

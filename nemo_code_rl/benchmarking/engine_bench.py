@@ -27,6 +27,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from nemo_code_rl.benchmarking import baselines
+from nemo_code_rl.benchmarking.soak import run_soak
 from nemo_code_rl.benchmarking.workload import WorkItem, build_workload, outputs_match, spread_subset
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import ExecutionPool
@@ -285,6 +286,19 @@ def targets(found: dict[str, float]) -> dict[str, dict]:
     return report
 
 
+def _soak(items: Sequence[WorkItem], args: argparse.Namespace) -> int:
+    _emit(f"soak: {args.soak} programs of {args.tests} tests on {args.workers} workers")
+    report = run_soak([(item.source, item.inputs) for item in items], args.soak, args.workers, emit=_emit)
+    rates = report.chunk_rates
+    _emit(
+        f"{report.programs} programs, {report.tests} tests in {report.seconds:.1f} s "
+        f"({report.programs / report.seconds:.1f} programs/s; first chunk {rates[0]:.1f}, last {rates[-1]:.1f})"
+    )
+    _emit(f"pool memory: {report.rss_start_bytes / 2**20:.1f} MiB at start, {report.rss_end_bytes / 2**20:.1f} MiB at end")
+    _emit(f"processes left running as sandbox users: {report.leftover_processes}")
+    return 0 if report.leftover_processes == 0 else 1
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="nemo-code-rl bench",
@@ -316,6 +330,14 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--timeout", type=float, default=5.0, help="per-test time limit in seconds (default 5)"
     )
+    parser.add_argument(
+        "--soak",
+        type=int,
+        default=0,
+        metavar="N",
+        help="instead of the table: run N programs through one pool and report throughput over time, "
+        "pool memory at start and end, and leftover processes (a long run; not for CI)",
+    )
     return parser
 
 
@@ -328,6 +350,8 @@ def main(argv: list[str] | None = None) -> int:
         _parser().error("--programs, --tests, --workers, --b-programs and --repeats must be at least 1")
     cores = min(args.workers, len(os.sched_getaffinity(0)))
     items = build_workload(args.programs, args.tests, args.seed)
+    if args.soak:
+        return _soak(items, args)
     b_items = spread_subset(items, args.b_programs)
     labels = {label: sum(item.label == label for item in items) for label in ("correct", "wrong", "raising")}
     _emit(
