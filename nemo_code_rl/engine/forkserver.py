@@ -93,7 +93,6 @@ class _Chain:
         self.job, self.start, self.stop, self.config, self.workdir, self.link = job, start, stop, config, workdir, link
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
-        self.syntax_error: str | None = None
         self.index = start
         self.violation = False
         self.streams: dict[int, _Stream] = {}
@@ -138,7 +137,9 @@ class _Chain:
                 resource.setrlimit(kind, values)
             sandbox.drop_privileges(self.config)
             inputs = None if private is not None else self.job["inputs"]
-            runner.run_program(self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s, control)
+            runner.run_program(
+                self.job["code"], self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s, control
+            )
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
             try:
                 control.send(f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
@@ -154,7 +155,7 @@ class _Chain:
         control_open = True
         try:
             while True:
-                done = self.index >= self.stop or self.syntax_error is not None
+                done = self.index >= self.stop
                 if self.violation:
                     self._kill(pid)
                     break
@@ -198,7 +199,7 @@ class _Chain:
             _drain(fd, stream)
         if self.violation or self.cancelled:
             self.index = self.stop
-        elif self.index < self.stop and self.syntax_error is None:
+        elif self.index < self.stop:
             self._record_end(status, usage, killed_for)
 
     def _read_control(self, control: socket.socket) -> bool:
@@ -237,9 +238,7 @@ class _Chain:
             payload = json.loads(payload_text) if payload_text else None
         except ValueError:
             payload = None
-        if kind == "S" and index == self.index and isinstance(payload, dict):
-            self.syntax_error = str(payload.get("error", "SyntaxError"))[:500]
-        elif kind == "E" and isinstance(payload, dict) and self.streams and (fds or not expects_pipes):
+        if kind == "E" and isinstance(payload, dict) and self.streams and (fds or not expects_pipes):
             self._on_end(payload)
             self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
         elif kind == "X" and index == self.index:
@@ -403,6 +402,7 @@ def _memfd(data: bytes) -> int:
 def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
     """Run one program on all its inputs; one result dict per input, in order.
 
+    The program is compiled here, once; a program that does not compile is never forked.
     Private inputs leave this process's memory at once: each goes into a memfd that only the
     child forked for that input receives, so no child can read another input ahead of time.
     """
@@ -412,8 +412,12 @@ def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: 
         job["strict"] = True
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
     results: dict[int, dict] = {}
-    index = 0
     try:
+        try:
+            job["code"] = runner.compile_source(job["source"])
+        except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), RecursionError, ...
+            return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.compile_error(exc))] * count
+        index = 0
         while index < count:
             stop = index + 1 if job["strict"] else count
             path = workdir.open(limits)
@@ -422,23 +426,15 @@ def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: 
                     chain = _Chain(job, index, stop, config, path, link)
                     index = chain.run()
                     results.update(chain.results)
-                    if chain.syntax_error is not None or chain.cancelled:
-                        return _complete(results, count, chain)
+                    if chain.cancelled:
+                        not_run = _result(Verdict.NOT_RUN, error="not run: the caller stopped the program early")
+                        return [results.get(i, not_run) for i in range(count)]
             finally:
                 workdir.close(path)
     finally:
         for fd in job.get("stdin_fds", ()):
             os.close(fd)
     return [results[i] for i in range(count)]
-
-
-def _complete(results: dict[int, dict], count: int, chain: _Chain) -> list[dict]:
-    """Fill the inputs a syntax error or a cancellation left without a result."""
-    if chain.syntax_error is not None:
-        filler = _result(Verdict.SYNTAX_ERROR, exit_code=1, error=chain.syntax_error)
-    else:
-        filler = _result(Verdict.NOT_RUN, error="not run: the caller stopped the program early")
-    return [results.get(i, filler) for i in range(count)]
 
 
 def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:

@@ -27,8 +27,10 @@ import threading
 import time
 import traceback
 from collections.abc import Sequence
+from types import CodeType
 
 FILENAME = "main.py"
+MAX_SOURCE_CHARS = 4 * 1024 * 1024
 _ERROR_CHARS = 500
 _FD_BYTES = 4
 _SOURCE = [""]
@@ -150,10 +152,11 @@ def _exit_status(exc: SystemExit) -> int:
     return 1
 
 
-def _cpu_now() -> float:
+def _usage() -> tuple[float, int]:
+    """CPU seconds so far (the program's children included) and the resident high-water mark."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, own.ru_maxrss * 1024
 
 
 def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int) -> tuple[str, float]:
@@ -184,8 +187,7 @@ def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursi
     sys.setrecursionlimit(recursion_limit)
     threading.stack_size(0)
     wall = time.perf_counter() - began
-    cpu_after = _cpu_now()
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    cpu_after, rss = _usage()
     if error:
         report = {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu_after - cpu_before, "rss": rss, "wall": wall}
         payload = json.dumps(report)
@@ -197,25 +199,41 @@ def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursi
     return payload, cpu_after
 
 
+def compile_source(source: str) -> CodeType:
+    """Compile a program (in the fork server, once per program: compiling runs none of its code).
+
+    Raises ``SyntaxError`` (also for sources over ``MAX_SOURCE_CHARS``) and the ``ValueError``,
+    ``RecursionError`` or ``MemoryError`` the compiler may raise on hostile input.
+    """
+    if len(source) > MAX_SOURCE_CHARS:
+        raise SyntaxError(f"program too large: {len(source)} characters (at most {MAX_SOURCE_CHARS})")
+    return compile(source, FILENAME, "exec", dont_inherit=True)
+
+
+def compile_error(exc: BaseException) -> str:
+    return _last_line(exc)
+
+
 def run_program(
-    source: str, inputs: Sequence[bytes] | None, start: int, stop: int, cpu_limit_s: float, control: socket.socket
+    code: CodeType,
+    source: str,
+    inputs: Sequence[bytes] | None,
+    start: int,
+    stop: int,
+    cpu_limit_s: float,
+    control: socket.socket,
 ) -> None:
-    """Compile ``source`` once and run it on ``inputs[start:stop]``, reporting on ``control``.
+    """Run the compiled program on ``inputs[start:stop]``, reporting on ``control``.
 
     ``inputs=None`` means a private input: fd 0 already holds it, and ``stop == start + 1``.
     ``control`` is a ``SOCK_SEQPACKET`` socket: one message per report.
     """
     _SOURCE[0] = source
-    try:
-        code = compile(source, FILENAME, "exec", dont_inherit=True)
-    except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), MemoryError, ...
-        control.send(f"S {start} {json.dumps({'error': _last_line(exc)})}".encode())
-        return
     recursion_limit = sys.getrecursionlimit()
     cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
     stdio = _Stdio(control, own_stdin=inputs is not None)
     out_w, err_w = stdio.send_pipes(f"B {start}")
-    cpu = _cpu_now()
+    cpu, _ = _usage()
     for index in range(start, stop):
         stdio.point(None if inputs is None else inputs[index], out_w, err_w)
         payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit)
