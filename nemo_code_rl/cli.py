@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from pathlib import Path
@@ -22,20 +21,36 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         description="Score COMPLETIONS.jsonl rows {id, completion} against PROBLEMS.jsonl. With no files, "
         "scores the embedded default: HumanEval's canonical solutions and a few wrong answers.",
     )
-    parser.add_argument("problems", nargs="?", help="problems file (.jsonl, .json or .parquet; format auto-detected)")
+    parser.add_argument(
+        "problems", nargs="?", help="problems file (.jsonl, .json or .parquet; format auto-detected)"
+    )
     parser.add_argument("completions", nargs="?", help="completions file (.jsonl)")
-    parser.add_argument("-o", "--output", help="results file (default: <completions stem>.results.jsonl beside it)")
+    parser.add_argument(
+        "-o", "--output", help="results file (default: <completions stem>.results.jsonl beside it)"
+    )
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
     parser.add_argument("--backend", choices=["process"], default="process", help="where programs run")
     parser.add_argument("--isolation", choices=["full", "none"], default="full")
     parser.add_argument("--reward", choices=["binary", "fraction", "shaped"], default="binary")
-    parser.add_argument("--format", choices=["fenced", "gym", "code_tags", "regex"], default="fenced", help="how code is extracted")
+    parser.add_argument(
+        "--format",
+        choices=["fenced", "gym", "code_tags", "regex"],
+        default="fenced",
+        help="how code is extracted",
+    )
     parser.add_argument("--pattern", help="regex for --format regex (group 1 is the code)")
-    parser.add_argument("--timeout", type=float, default=10.0, help="seconds per test where the data has no limit")
+    parser.add_argument(
+        "--timeout", type=float, default=10.0, help="seconds per test where the data has no limit"
+    )
     parser.add_argument("--memory-mb", type=int, default=Limits().memory_bytes // 2**20)
-    parser.add_argument("--early-exit", action="store_true", help="stop each program at its first failing test")
+    parser.add_argument(
+        "--early-exit", action="store_true", help="stop each program at its first failing test"
+    )
     parser.add_argument("--max-tests", type=int, default=None, help="run at most this many tests per problem")
-    parser.add_argument("--checkers", help="folder of special judges named <problem id>.py, each defining check(input, expected, actual)")
+    parser.add_argument(
+        "--checkers",
+        help="folder of special judges named <problem id>.py, each defining check(input, expected, actual)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_score)
 
@@ -47,7 +62,9 @@ def _score(args: argparse.Namespace) -> int:
     from nemo_code_rl.verification import Verifier, VerifierConfig
 
     if (args.problems is None) != (args.completions is None):
-        raise SystemExit("nemo-code-rl score: give both PROBLEMS and COMPLETIONS, or neither for the default job")
+        raise SystemExit(
+            "nemo-code-rl score: give both PROBLEMS and COMPLETIONS, or neither for the default job"
+        )
     if args.problems is None:
         problems, rows = default_job()
         completions = scoring.number_completions(rows)
@@ -84,7 +101,9 @@ def _score(args: argparse.Namespace) -> int:
 
 
 def _bench_parser(sub: argparse._SubParsersAction) -> None:
-    parser = sub.add_parser("bench", help="benchmark the execution engine against common baselines", add_help=False)
+    parser = sub.add_parser(
+        "bench", help="benchmark the execution engine against common baselines", add_help=False
+    )
     parser.set_defaults(handler=_bench)
 
 
@@ -95,7 +114,9 @@ def _bench(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="nemo-code-rl", description="Reinforcement learning on code for NeMo RL.")
+    parser = argparse.ArgumentParser(
+        prog="nemo-code-rl", description="Reinforcement learning on code for NeMo RL."
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
     sub = parser.add_subparsers(dest="command", required=True)
     _score_parser(sub)
@@ -110,7 +131,9 @@ def main(argv: list[str] | None = None) -> int:
         args = argparse.Namespace(handler=_bench, rest=argv[1:], verbose=False)
     else:
         args = parser.parse_args(argv)
-    logging.basicConfig(level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
+    )
     try:
         return args.handler(args)
     except (ProblemFormatError, ConfigError, IsolationUnavailable, OSError, ValueError) as exc:

@@ -12,12 +12,12 @@ class ConfigError(ValueError):
 
 
 def check_keys(given: Mapping[str, Any], allowed: Iterable[str], where: str) -> None:
-    """Raise ``ConfigError`` naming every unknown key in ``given``, with a "did you mean".
+    """Raise ``ConfigError`` naming the first unknown key in ``given``, with a "did you mean".
 
-    >>> check_keys({"timeout": 1}, ["timeout_s", "workers"], "env.code_unit_tests")
+    >>> check_keys({"timeout": 1}, ["timeout_s", "workers"], "env")
     Traceback (most recent call last):
     ...
-    nemo_code_rl.config_keys.ConfigError: unknown key 'timeout' in env.code_unit_tests; did you mean 'timeout_s'? (known keys: timeout_s, workers)
+    nemo_code_rl.config_keys.ConfigError: unknown key 'timeout' in env; did you mean 'timeout_s'? ...
     """
     known = sorted(allowed)
     for key in given:

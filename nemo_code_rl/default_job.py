@@ -16,7 +16,7 @@ WRONG_ANSWERS = {
     "HumanEval/0": "```python\ndef has_close_elements(numbers, threshold):\n    return False\n```",
     "HumanEval/2": "```python\ndef truncate_number(number):\n    return number // 1\n```",
     "HumanEval/4": "I would compute the mean absolute deviation, but I will not write code.",
-    "HumanEval/7": "```python\ndef filter_by_substring(strings, substring):\n    while True:\n        pass\n```",
+    "HumanEval/7": "```python\ndef filter_by_substring(strings, substring):\n    while True:\n        pass\n```",  # noqa: E501
 }
 
 

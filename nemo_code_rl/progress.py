@@ -7,7 +7,9 @@ import time
 from collections.abc import Callable
 
 
-def progress_bar(description: str, enabled: bool = True) -> tuple[Callable[[int, int], None], Callable[[], None]]:
+def progress_bar(
+    description: str, enabled: bool = True
+) -> tuple[Callable[[int, int], None], Callable[[], None]]:
     """A ``(update(done, total), close())`` pair; silent when disabled or stderr is not a terminal."""
     if not enabled or not sys.stderr.isatty():
         return (lambda done, total: None), (lambda: None)

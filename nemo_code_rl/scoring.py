@@ -75,7 +75,15 @@ def score(
     for completion in completions:
         base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
         if completion.id not in by_id:
-            rows.append({**base, "reward": None, "passed": None, "tests": [{"verdict": UNKNOWN_PROBLEM}], "reward_version": REWARD_VERSION})
+            rows.append(
+                {
+                    **base,
+                    "reward": None,
+                    "passed": None,
+                    "tests": [{"verdict": UNKNOWN_PROBLEM}],
+                    "reward_version": REWARD_VERSION,
+                }
+            )
             continue
         result = next(verified).to_dict()
         result.pop("problem_id")

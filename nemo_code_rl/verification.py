@@ -23,7 +23,13 @@ from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_
 from nemo_code_rl.harness import programs
 from nemo_code_rl.harness.programs import NOT_RUN, PASSED, Judgement
 from nemo_code_rl.problems import Problem
-from nemo_code_rl.rewards import REWARD_VERSION, RewardConfig, ShapedWeights, VerificationSummary, compute_reward
+from nemo_code_rl.rewards import (
+    REWARD_VERSION,
+    RewardConfig,
+    ShapedWeights,
+    VerificationSummary,
+    compute_reward,
+)
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
 
@@ -80,7 +86,9 @@ class VerifierConfig:
             "limits": Limits,
         }
         if isinstance(data.get("limits"), Mapping) and "timeout_s" in data["limits"]:
-            raise ConfigError(f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s")
+            raise ConfigError(
+                f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s"
+            )
         for key, kind in nested.items():
             if key in data and not isinstance(data[key], kind):
                 check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")
@@ -89,7 +97,9 @@ class VerifierConfig:
             reward = dict(data["reward"])
             check_keys(reward, ["mode", "weights"], f"{where}.reward")
             if "weights" in reward:
-                check_keys(reward["weights"], [f.name for f in fields(ShapedWeights)], f"{where}.reward.weights")
+                check_keys(
+                    reward["weights"], [f.name for f in fields(ShapedWeights)], f"{where}.reward.weights"
+                )
                 reward["weights"] = ShapedWeights(**reward["weights"])
             data["reward"] = RewardConfig(**reward)
         return cls(**data)
@@ -131,7 +141,9 @@ class Verification:
 
     @property
     def ran_without_error(self) -> bool:
-        return bool(self.tests) and all(t.verdict in (PASSED, programs.WRONG_ANSWER, NOT_RUN) for t in self.tests)
+        return bool(self.tests) and all(
+            t.verdict in (PASSED, programs.WRONG_ANSWER, NOT_RUN) for t in self.tests
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
@@ -169,7 +181,9 @@ def _defines(code: str, name: str) -> bool:
         tree = ast.parse(code)
     except (SyntaxError, ValueError):
         return False
-    return any(isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in tree.body)
+    return any(
+        isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == name for node in tree.body
+    )
 
 
 @dataclass
@@ -227,7 +241,7 @@ class Verifier:
         probe = replace(self.config, early_exit=False, timeout_s=ceiling_s, use_data_time_limits=False)
         verifier = Verifier(probe, pool=self.pool)
         checked = verifier.verify_batch([(p, f"```python\n{p.reference_solution}\n```") for p in candidates])
-        for problem, verification in zip(candidates, checked):
+        for problem, verification in zip(candidates, checked, strict=True):
             if verification.passed:
                 slowest = max((t.wall_s for t in verification.tests), default=0.0)
                 self._time_limits[problem.id] = min(ceiling_s, max(floor_s, factor * slowest))
@@ -255,7 +269,10 @@ class Verifier:
         return self.config.limits.with_overrides(timeout_s=self.time_limit(problem), cpu_s=None)
 
     def _values(self, problem: Problem) -> ValueComparisonConfig:
-        return replace(self.config.values, unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs)
+        return replace(
+            self.config.values,
+            unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs,
+        )
 
     def _judge(self, job: _Job, position: int, result: ExecutionResult) -> Judgement:
         test = job.tests[position]
@@ -270,8 +287,10 @@ class Verifier:
                 return result.verdict is not Verdict.OK
             return self._judge(job, position, result).verdict != PASSED
 
-        results = self.pool.run_batch(batch, progress=progress, stop_when=failed if self.config.early_exit else None)
-        for job, per_test in zip(jobs, results):
+        results = self.pool.run_batch(
+            batch, progress=progress, stop_when=failed if self.config.early_exit else None
+        )
+        for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
             job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
@@ -295,14 +314,19 @@ class Verifier:
             checker = Program(
                 programs.checker_source(self.config.checkers[job.problem.id]),
                 [json.dumps(arguments)],
-                limits=self._limits(job.problem).with_overrides(timeout_s=max(10.0, self.time_limit(job.problem))),
+                limits=self._limits(job.problem).with_overrides(
+                    timeout_s=max(10.0, self.time_limit(job.problem))
+                ),
             )
             checks.append(checker)
-        for (job, position), verdicts in zip(pending, self.pool.run_batch(checks)):
+        for (job, position), verdicts in zip(pending, self.pool.run_batch(checks), strict=True):
             job.judgements[position] = programs.judge_checker(verdicts[0], job.results[position].stdout)
 
     def _verification(self, job: _Job) -> Verification:
-        tests = [TestOutcome(j.verdict, r.wall_s, j.detail) for j, r in zip(job.judgements, job.results)]
+        pairs = zip(job.judgements, job.results, strict=True)
+        tests = [
+            TestOutcome(judgement.verdict, result.wall_s, judgement.detail) for judgement, result in pairs
+        ]
         infra = any(t.verdict in INFRA_VERDICTS for t in tests)
         all_passed = all(t.verdict == PASSED for t in tests)
         verification = Verification(
@@ -327,7 +351,9 @@ class Verifier:
         return replace(verification, reward=compute_reward(summary, self.config.reward))
 
     def _format_failure(self, problem: Problem, reason: str) -> Verification:
-        summary = VerificationSummary(format_ok=False, ran_without_error=False, n_passed=0, n_total=programs.test_count(problem))
+        summary = VerificationSummary(
+            format_ok=False, ran_without_error=False, n_passed=0, n_total=programs.test_count(problem)
+        )
         return Verification(
             problem_id=problem.id,
             format_ok=False,
@@ -338,21 +364,24 @@ class Verifier:
             infra_fault=False,
             execution_s=0.0,
             timeout_lost_s=0.0,
-            feedback=f"No code was found in your answer ({reason}). Put your program in a ```python code block.",
+            feedback=f"No code was found in your answer ({reason}). Put your program in a ```python block.",
             format_detail=reason,
         )
 
     def _feedback(self, job: _Job) -> str:
-        failing = next(
-            (p for p, j in enumerate(job.judgements) if j.verdict not in (PASSED, NOT_RUN)), None
-        )
+        failing = next((p for p, j in enumerate(job.judgements) if j.verdict not in (PASSED, NOT_RUN)), None)
         if failing is None:
             return ""
         judgement, result = job.judgements[failing], job.results[failing]
         test = job.tests[failing]
         lines = [f"Test {failing + 1} of {len(job.tests)} failed: {judgement.verdict.replace('_', ' ')}."]
         if job.problem.kind != "assert":
-            lines += ["Input:", _preview(job.problem.inputs[test]), "Expected:", _preview(job.problem.outputs[test])]
+            lines += [
+                "Input:",
+                _preview(job.problem.inputs[test]),
+                "Expected:",
+                _preview(job.problem.outputs[test]),
+            ]
             lines += ["Got:", _preview(judgement.got)]
         if judgement.detail:
             lines.append(f"Details: {judgement.detail}")

@@ -181,7 +181,9 @@ def test_soak_reports_memory_and_leftovers() -> None:
 
     items = build_workload(20, 2, seed=1)
     lines: list[str] = []
-    report = run_soak([(item.source, item.inputs) for item in items], 60, workers=2, chunk=25, emit=lines.append)
+    report = run_soak(
+        [(item.source, item.inputs) for item in items], 60, workers=2, chunk=25, emit=lines.append
+    )
     assert (report.programs, report.tests) == (60, 120)
     assert len(report.chunk_rates) == 3 and all(rate > 0 for rate in report.chunk_rates)
     assert report.rss_start_bytes > 0 and report.rss_end_bytes > 0

@@ -7,8 +7,16 @@ import pytest
 from nemo_code_rl.cli import main
 
 PROBLEMS = [
-    {"id": "double", "question": "Print twice the number.", "input_output": json.dumps({"inputs": ["2\n", "5\n"], "outputs": ["4\n", "10\n"]})},
-    {"id": "echo", "question": "Echo the line.", "input_output": json.dumps({"inputs": ["hi\n"], "outputs": ["hi\n"]})},
+    {
+        "id": "double",
+        "question": "Print twice the number.",
+        "input_output": json.dumps({"inputs": ["2\n", "5\n"], "outputs": ["4\n", "10\n"]}),
+    },
+    {
+        "id": "echo",
+        "question": "Echo the line.",
+        "input_output": json.dumps({"inputs": ["hi\n"], "outputs": ["hi\n"]}),
+    },
 ]
 COMPLETIONS = [
     {"id": "double", "completion": "```python\nprint(int(input()) * 2)\n```"},
@@ -28,10 +36,26 @@ def write_jsonl(path, rows, blank_lines=False):
 def test_score_files(tmp_path, capsys):
     write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
     write_jsonl(tmp_path / "completions.jsonl", COMPLETIONS, blank_lines=True)
-    assert main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--workers", "2", "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "score",
+                str(tmp_path / "problems.jsonl"),
+                str(tmp_path / "completions.jsonl"),
+                "--workers",
+                "2",
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     rows = [json.loads(line) for line in open(tmp_path / "completions.results.jsonl")]
     assert [(r["id"], r["index"], r["sample"]) for r in rows] == [
-        ("double", 0, 0), ("double", 1, 1), ("missing", 2, 0), ("echo", 3, 0), ("echo", 4, 1)
+        ("double", 0, 0),
+        ("double", 1, 1),
+        ("missing", 2, 0),
+        ("echo", 3, 0),
+        ("echo", 4, 1),
     ]
     assert [r["passed"] for r in rows] == [True, False, None, False, True]
     assert rows[2]["tests"] == [{"verdict": "unknown_problem"}]
@@ -44,11 +68,15 @@ def test_score_files(tmp_path, capsys):
 def test_bad_input_gives_a_clear_error(tmp_path, capsys):
     write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
     (tmp_path / "completions.jsonl").write_text('{"id": "double", "completion": "x"}\n{not json}\n')
-    assert main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
+    assert (
+        main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
+    )
     assert "completions.jsonl: line 2: not valid JSON" in capsys.readouterr().err
     (tmp_path / "problems.jsonl").write_text('{"id": "a", "question": "q", "input_output": "{broken"}\n')
     (tmp_path / "completions.jsonl").write_text('{"id": "a", "completion": "x"}\n')
-    assert main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
+    assert (
+        main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
+    )
     assert "line 1" in capsys.readouterr().err
 
 

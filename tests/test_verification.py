@@ -32,7 +32,7 @@ def test_all_humaneval_canonical_solutions_pass_and_mutants_fail(verifier):
     # A mutant: each problem answered with the next problem's solution, renamed to the entry point.
     mutants = [
         (p, f"def {p.entry_point}(*args, **kwargs):\n    return {canonical_return(canonical[q.id])}\n")
-        for p, q in zip(problems, problems[1:] + problems[:1])
+        for p, q in zip(problems, problems[1:] + problems[:1], strict=True)
     ]
     mutated = verifier.verify_batch(mutants)
     assert sum(r.passed for r in mutated) == 0
@@ -42,7 +42,16 @@ def canonical_return(body: str) -> str:
     """A plausible but wrong constant answer: the first literal returned by another solution."""
     for line in body.splitlines():
         stripped = line.strip()
-        if stripped.startswith("return ") and stripped[7:].strip() in ("True", "False", "0", "1", "[]", "''", '""', "None"):
+        if stripped.startswith("return ") and stripped[7:].strip() in (
+            "True",
+            "False",
+            "0",
+            "1",
+            "[]",
+            "''",
+            '""',
+            "None",
+        ):
             return stripped[7:].strip()
     return "None"
 
@@ -109,13 +118,19 @@ CALL_ROWS = [
         "id": "two-sum",
         "question": "Return indices of the two numbers adding up to target.",
         "input_output": json.dumps(
-            {"fn_name": "twoSum", "inputs": [[[2, 7, 11, 15], 9], [[3, 2, 4], 6]], "outputs": [[[0, 1]], [[1, 2]]]}
+            {
+                "fn_name": "twoSum",
+                "inputs": [[[2, 7, 11, 15], 9], [[3, 2, 4], 6]],
+                "outputs": [[[0, 1]], [[1, 2]]],
+            }
         ),
     },
     {
         "id": "pair",
         "question": "Return the minimum and the maximum as a tuple.",
-        "input_output": json.dumps({"fn_name": "min_max", "inputs": [[[3, 1, 2]], [[5]]], "outputs": [[[1, 3]], [[5, 5]]]}),
+        "input_output": json.dumps(
+            {"fn_name": "min_max", "inputs": [[[3, 1, 2]], [[5]]], "outputs": [[[1, 3]], [[5, 5]]]}
+        ),
     },
 ]
 
@@ -129,7 +144,14 @@ def test_call_based_functions_and_solution_methods(verifier):
     plain = "def min_max(xs):\n    print('debugging output is fine')\n    return (min(xs), max(xs))\n"
     rigged = "class Anything:\n    def __eq__(self, other):\n        return True\ndef min_max(xs):\n    return Anything()\n"
     wrong = "def min_max(xs):\n    return (max(xs), min(xs))\n"
-    results = verifier.verify_batch([(two_sum, fenced(solution_class)), (pair, fenced(plain)), (pair, fenced(rigged)), (pair, fenced(wrong))])
+    results = verifier.verify_batch(
+        [
+            (two_sum, fenced(solution_class)),
+            (pair, fenced(plain)),
+            (pair, fenced(rigged)),
+            (pair, fenced(wrong)),
+        ]
+    )
     assert [r.passed for r in results] == [True, True, False, False]
     assert results[2].tests[0].verdict == "runtime_error" and "not plain data" in results[2].tests[0].detail
     assert results[3].tests[0].verdict == "wrong_answer"
@@ -139,7 +161,9 @@ def test_stdio_verdicts_early_exit_and_timeouts(fixtures_dir):
     problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
     config = VerifierConfig(timeout_s=1, early_exit=True, use_data_time_limits=False)
     with Verifier(config, workers=2) as early:
-        wrong, looping = early.verify_batch([(problem, fenced("print(0)")), (problem, fenced("while True:\n    pass"))])
+        wrong, looping = early.verify_batch(
+            [(problem, fenced("print(0)")), (problem, fenced("while True:\n    pass"))]
+        )
     assert wrong.tests[0].verdict == "wrong_answer"
     assert {t.verdict for t in wrong.tests[1:]} == {"not_run"}
     assert looping.tests[0].verdict == "timeout" and looping.timeout_lost_s >= 1.0
@@ -154,7 +178,13 @@ def test_format_failure_is_a_verdict_not_an_error(verifier, fixtures_dir):
 
 
 def test_reward_modes_and_think_sections():
-    problem = parse_problem({"id": "echo", "question": "Echo.", "input_output": json.dumps({"inputs": ["a\n", "b\n", "c\n"], "outputs": ["a\n", "b\n", "X\n"]})})
+    problem = parse_problem(
+        {
+            "id": "echo",
+            "question": "Echo.",
+            "input_output": json.dumps({"inputs": ["a\n", "b\n", "c\n"], "outputs": ["a\n", "b\n", "X\n"]}),
+        }
+    )
     completion = "<think>```python\nprint('wrong')\n```</think>\n```python\nprint(input())\n```"
     for mode, expected in (("binary", 0.0), ("fraction", 2 / 3)):
         with Verifier(VerifierConfig(reward=RewardConfig(mode=mode)), workers=1) as one:
@@ -164,10 +194,19 @@ def test_reward_modes_and_think_sections():
 
 
 def test_whitespace_and_float_comparison_options():
-    problem = parse_problem({"id": "pi", "question": "Print pi.", "input_output": json.dumps({"inputs": [""], "outputs": ["3.14159 ok\n"]})})
+    problem = parse_problem(
+        {
+            "id": "pi",
+            "question": "Print pi.",
+            "input_output": json.dumps({"inputs": [""], "outputs": ["3.14159 ok\n"]}),
+        }
+    )
     answer = fenced("print('3.1416   OK')")
     strict = Verifier(VerifierConfig(), workers=1)
-    loose = Verifier(VerifierConfig(comparison=ComparisonConfig(mode="tokens", abs_tol=1e-3, case_sensitive=False)), pool=strict.pool)
+    loose = Verifier(
+        VerifierConfig(comparison=ComparisonConfig(mode="tokens", abs_tol=1e-3, case_sensitive=False)),
+        pool=strict.pool,
+    )
     try:
         assert strict.verify_batch([(problem, answer)])[0].passed is False
         assert loose.verify_batch([(problem, answer)])[0].passed is True
@@ -177,7 +216,12 @@ def test_whitespace_and_float_comparison_options():
 
 def test_time_limits_calibrated_from_the_reference_solution(verifier):
     slow = "import time\ntime.sleep(0.2)\nprint(int(input()) * 2)"
-    row = {"id": "double", "question": "Double it.", "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["4\n"]}), "solutions": json.dumps([slow])}
+    row = {
+        "id": "double",
+        "question": "Double it.",
+        "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["4\n"]}),
+        "solutions": json.dumps([slow]),
+    }
     problem = parse_problem(row)
     limits = verifier.calibrate_time_limits([problem], factor=2.0, floor_s=0.1, ceiling_s=5.0)
     assert 0.4 <= limits["double"] < 1.5
@@ -186,7 +230,9 @@ def test_time_limits_calibrated_from_the_reference_solution(verifier):
 
 
 def test_config_from_dict_is_strict():
-    config = VerifierConfig.from_dict({"timeout_s": 2, "reward": {"mode": "fraction"}, "limits": {"memory_bytes": 2**30}})
+    config = VerifierConfig.from_dict(
+        {"timeout_s": 2, "reward": {"mode": "fraction"}, "limits": {"memory_bytes": 2**30}}
+    )
     assert config.reward.mode == "fraction" and config.limits.memory_bytes == 2**30
     with pytest.raises(ConfigError, match="did you mean 'early_exit'"):
         VerifierConfig.from_dict({"early_exti": True})
@@ -201,5 +247,7 @@ def test_code_that_does_not_compile_is_a_syntax_error_in_every_kind(verifier, fi
     call_problem = parse_problem(CALL_ROWS[1])
     stdio_problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
     broken = fenced("def broken(:\n    pass")
-    results = verifier.verify_batch([(humaneval_problem, broken), (call_problem, broken), (stdio_problem, broken)])
+    results = verifier.verify_batch(
+        [(humaneval_problem, broken), (call_problem, broken), (stdio_problem, broken)]
+    )
     assert [r.tests[0].verdict for r in results] == ["syntax_error"] * 3

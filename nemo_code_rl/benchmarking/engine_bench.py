@@ -292,9 +292,13 @@ def _soak(items: Sequence[WorkItem], args: argparse.Namespace) -> int:
     rates = report.chunk_rates
     _emit(
         f"{report.programs} programs, {report.tests} tests in {report.seconds:.1f} s "
-        f"({report.programs / report.seconds:.1f} programs/s; first chunk {rates[0]:.1f}, last {rates[-1]:.1f})"
+        f"({report.programs / report.seconds:.1f} programs/s; "
+        f"first chunk {rates[0]:.1f}, last {rates[-1]:.1f})"
     )
-    _emit(f"pool memory: {report.rss_start_bytes / 2**20:.1f} MiB at start, {report.rss_end_bytes / 2**20:.1f} MiB at end")
+    _emit(
+        f"pool memory: {report.rss_start_bytes / 2**20:.1f} MiB at start, "
+        f"{report.rss_end_bytes / 2**20:.1f} MiB at end"
+    )
     _emit(f"processes left running as sandbox users: {report.leftover_processes}")
     return 0 if report.leftover_processes == 0 else 1
 

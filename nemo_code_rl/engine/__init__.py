@@ -6,4 +6,12 @@ from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable
 
-__all__ = ["DEFAULT_PRELOAD", "ExecutionPool", "ExecutionResult", "IsolationUnavailable", "Limits", "Program", "Verdict"]
+__all__ = [
+    "DEFAULT_PRELOAD",
+    "ExecutionPool",
+    "ExecutionResult",
+    "IsolationUnavailable",
+    "Limits",
+    "Program",
+    "Verdict",
+]

@@ -90,7 +90,14 @@ class _Chain:
     def __init__(
         self, job: dict, start: int, stop: int, config: sandbox.SandboxConfig, workdir: str, link: _PoolLink
     ) -> None:
-        self.job, self.start, self.stop, self.config, self.workdir, self.link = job, start, stop, config, workdir, link
+        self.job, self.start, self.stop, self.config, self.workdir, self.link = (
+            job,
+            start,
+            stop,
+            config,
+            workdir,
+            link,
+        )
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
         self.index = start
@@ -102,7 +109,9 @@ class _Chain:
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
-        self.rlimits = sandbox.rlimits(self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1)
+        self.rlimits = sandbox.rlimits(
+            self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1
+        )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         pid = os.fork()
         if pid == 0:
@@ -138,7 +147,13 @@ class _Chain:
             sandbox.drop_privileges(self.config)
             inputs = None if private is not None else self.job["inputs"]
             runner.run_program(
-                self.job["code"], self.job["source"], inputs, self.start, self.stop, self.limits.cpu_limit_s, control
+                self.job["code"],
+                self.job["source"],
+                inputs,
+                self.start,
+                self.stop,
+                self.limits.cpu_limit_s,
+                control,
             )
         except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
             try:
@@ -159,7 +174,9 @@ class _Chain:
                 if self.violation:
                     self._kill(pid)
                     break
-                remaining = self.started + (_EXIT_GRACE_S if done else self.limits.timeout_s) - time.monotonic()
+                remaining = (
+                    self.started + (_EXIT_GRACE_S if done else self.limits.timeout_s) - time.monotonic()
+                )
                 if remaining <= 0:
                     killed_for = None if done else Verdict.TIMEOUT
                     self._kill(pid)
@@ -180,7 +197,9 @@ class _Chain:
                 for fd in self.streams:
                     if fd in ready:
                         _read_into(fd, self.streams[fd])
-                if not done and any(s.dropped > max(4 * s.cap, _DISCARD_BEFORE_KILL) for s in self.streams.values()):
+                if not done and any(
+                    s.dropped > max(4 * s.cap, _DISCARD_BEFORE_KILL) for s in self.streams.values()
+                ):
                     killed_for = Verdict.OUTPUT_LIMIT
                     self._kill(pid)
                     break
@@ -251,7 +270,9 @@ class _Chain:
     def _on_end(self, payload: dict) -> None:
         for fd, stream in self.streams.items():
             _drain(fd, stream)
-        verdict = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}.get(payload.get("status"), Verdict.RUNTIME_ERROR)
+        verdict = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}.get(
+            payload.get("status"), Verdict.RUNTIME_ERROR
+        )
         error = str(payload.get("error", ""))[:500]
         if any(s.dropped for s in self.streams.values()):
             verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
@@ -268,7 +289,9 @@ class _Chain:
         self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
 
     def _store(self, verdict: Verdict, **fields) -> None:
-        (stdout, out_drop), (stderr, err_drop) = (s.take() for s in self.streams.values()) if self.streams else (("", 0), ("", 0))
+        (stdout, out_drop), (stderr, err_drop) = (
+            (s.take() for s in self.streams.values()) if self.streams else (("", 0), ("", 0))
+        )
         self._close_streams()
         fields.setdefault("wall_s", time.monotonic() - self.started)
         self.results[self.index] = _result(
@@ -295,7 +318,11 @@ class _Chain:
             self._store(Verdict.OUTPUT_LIMIT, error="output limit exceeded", signal="SIGKILL", **common)
         elif os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
-            name = signal.Signals(number).name if number in signal.Signals._value2member_map_ else f"signal {number}"
+            name = (
+                signal.Signals(number).name
+                if number in signal.Signals._value2member_map_
+                else f"signal {number}"
+            )
             if number == signal.SIGXCPU:
                 limit = f"CPU time limit of {self.limits.cpu_limit_s:g} s exceeded"
                 self._store(Verdict.TIMEOUT, error=limit, signal=name, **common)
@@ -399,7 +426,9 @@ def _memfd(data: bytes) -> int:
     return fd
 
 
-def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
+def execute(
+    job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: sandbox.Workdir
+) -> list[dict]:
     """Run one program on all its inputs; one result dict per input, in order.
 
     The program is compiled here, once; a program that does not compile is never forked.
@@ -427,7 +456,9 @@ def execute(job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: 
                     index = chain.run()
                     results.update(chain.results)
                     if chain.cancelled:
-                        not_run = _result(Verdict.NOT_RUN, error="not run: the caller stopped the program early")
+                        not_run = _result(
+                            Verdict.NOT_RUN, error="not run: the caller stopped the program early"
+                        )
                         return [results.get(i, not_run) for i in range(count)]
             finally:
                 workdir.close(path)

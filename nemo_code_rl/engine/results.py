@@ -8,11 +8,11 @@ inputs skipped because the caller stopped the program early (``run_batch(stop_wh
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 
-class Verdict(str, Enum):
+class Verdict(StrEnum):
     """How one input's execution ended."""
 
     OK = "ok"
@@ -24,9 +24,6 @@ class Verdict(str, Enum):
     SYNTAX_ERROR = "syntax_error"
     WORKER_LOST = "worker_lost"
     NOT_RUN = "not_run"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

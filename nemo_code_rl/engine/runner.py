@@ -48,7 +48,9 @@ def prepare() -> None:
 
 
 def _new_stdin() -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape")
+    return io.TextIOWrapper(
+        io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8", errors="surrogateescape"
+    )
 
 
 def _new_stdout() -> io.TextIOWrapper:
@@ -57,7 +59,9 @@ def _new_stdout() -> io.TextIOWrapper:
 
 
 def _new_stderr() -> io.TextIOWrapper:
-    return io.TextIOWrapper(io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True)
+    return io.TextIOWrapper(
+        io.FileIO(2, "w", closefd=False), encoding="utf-8", errors="backslashreplace", write_through=True
+    )
 
 
 def _last_line(exc: BaseException) -> str:
@@ -81,7 +85,9 @@ class _Stdio:
     def __init__(self, control: socket.socket, own_stdin: bool) -> None:
         self.control = control
         self.stdin_fd = os.memfd_create("stdin", 0) if own_stdin else -1
-        self.stdin, self.stdout, self.stderr = _PREBUILT if _PREBUILT else (_new_stdin(), _new_stdout(), _new_stderr())
+        self.stdin, self.stdout, self.stderr = (
+            _PREBUILT if _PREBUILT else (_new_stdin(), _new_stdout(), _new_stderr())
+        )
 
     def send_pipes(self, message: str) -> tuple[int, int]:
         """Send ``message`` with the read ends of two new pipes; return their write ends."""
@@ -146,7 +152,7 @@ def _exit_status(exc: SystemExit) -> int:
     if isinstance(code, int):
         return code & 0xFF
     try:
-        print(code, file=sys.stderr)
+        print(code, file=sys.stderr)  # noqa: T201 - what the interpreter does with a non-int exit code
     except Exception:  # noqa: BLE001
         pass
     return 1
@@ -159,11 +165,15 @@ def _usage() -> tuple[float, int]:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, own.ru_maxrss * 1024
 
 
-def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int) -> tuple[str, float]:
+def _run_one(
+    code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int
+) -> tuple[str, float]:
     """Run one input; return its report payload (JSON text) and the CPU clock at its end."""
     began = time.perf_counter()
     soft = int(cpu_before + cpu_limit_s) + 1
-    resource.setrlimit(resource.RLIMIT_CPU, (soft if cpu_hard == resource.RLIM_INFINITY else min(soft, cpu_hard), cpu_hard))
+    resource.setrlimit(
+        resource.RLIMIT_CPU, (soft if cpu_hard == resource.RLIM_INFINITY else min(soft, cpu_hard), cpu_hard)
+    )
     status, exit_code, error = "ok", 0, ""
     try:
         exec(code, {"__name__": "__main__", "__builtins__": builtins, "__doc__": None, "__spec__": None})
@@ -189,7 +199,14 @@ def _run_one(code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursi
     wall = time.perf_counter() - began
     cpu_after, rss = _usage()
     if error:
-        report = {"status": status, "exit_code": exit_code, "error": error, "cpu": cpu_after - cpu_before, "rss": rss, "wall": wall}
+        report = {
+            "status": status,
+            "exit_code": exit_code,
+            "error": error,
+            "cpu": cpu_after - cpu_before,
+            "rss": rss,
+            "wall": wall,
+        }
         payload = json.dumps(report)
     else:
         payload = (

@@ -5,8 +5,8 @@
   tmpfs with the Python installation bound back in, and the whole tree read-only.
 * ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``, an empty
   capability bounding set and locked securebits, which every forked program inherits.
-* ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked program: rlimits, then an
-  unprivileged identity with no capabilities and ``no_new_privs`` set.
+* ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked
+  program: rlimits, then an unprivileged identity with no capabilities.
 
 Isolation comes from the kernel, never from hiding Python names.
 """
@@ -111,7 +111,11 @@ def _hide_paths(hidden: tuple[str, ...], exposed: tuple[str, ...]) -> None:
 def _staging_point(keep: list[str]) -> str:
     """A folder to mount a scratch tmpfs on without covering anything in ``keep``."""
     for candidate in ("/mnt", "/media", "/srv", "/opt", "/var/tmp", "/tmp", "/run"):
-        inside = [p for p in keep if p == candidate or p.startswith(candidate + "/") or candidate.startswith(p + "/")]
+        inside = [
+            p
+            for p in keep
+            if p == candidate or p.startswith(candidate + "/") or candidate.startswith(p + "/")
+        ]
         if os.path.isdir(candidate) and not inside:
             return candidate
     raise OSError(f"no folder to stage bind mounts in: every candidate holds one of {keep}")

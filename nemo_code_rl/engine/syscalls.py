@@ -74,7 +74,9 @@ def unshare(flags: int) -> None:
     _check(_libc.unshare(flags), "unshare")
 
 
-def mount(source: str | None, target: str, fstype: str | None, flags: int = 0, data: str | None = None) -> None:
+def mount(
+    source: str | None, target: str, fstype: str | None, flags: int = 0, data: str | None = None
+) -> None:
     _check(_libc.mount(_b(source), _b(target), _b(fstype), flags, _b(data)), f"mount {target}")
 
 
@@ -120,7 +122,11 @@ class _CapHeader(ctypes.Structure):
 
 
 class _CapData(ctypes.Structure):
-    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+    _fields_ = [
+        ("effective", ctypes.c_uint32),
+        ("permitted", ctypes.c_uint32),
+        ("inheritable", ctypes.c_uint32),
+    ]
 
 
 def clear_capabilities() -> None:

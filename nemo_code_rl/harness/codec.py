@@ -33,13 +33,20 @@ def to_plain(value, depth=0):
     if value is None or kind is bool or kind is int or kind is str:
         return value
     if kind is float:
-        return value if value == value and value not in (float("inf"), float("-inf")) else {"t": "float", "v": repr(value)}
+        return (
+            value
+            if value == value and value not in (float("inf"), float("-inf"))
+            else {"t": "float", "v": repr(value)}
+        )
     if kind is list:
         return [to_plain(item, depth + 1) for item in value]
     if kind is tuple or kind is set or kind is frozenset:
         return {"t": kind.__name__, "v": [to_plain(item, depth + 1) for item in value]}
     if kind is dict:
-        return {"t": "dict", "v": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in value.items()]}
+        return {
+            "t": "dict",
+            "v": [[to_plain(k, depth + 1), to_plain(v, depth + 1)] for k, v in value.items()],
+        }
     if kind is bytes:
         return {"t": "bytes", "v": value.hex()}
     if kind is complex:

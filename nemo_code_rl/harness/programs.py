@@ -61,7 +61,11 @@ def test_count(problem: Problem) -> int:
 def _assert_input(problem: Problem, code: str, index: int) -> bytes:
     candidate = json.dumps(code).encode()
     tests = json.dumps(
-        {"helpers": trusted_helpers(problem), "setup": problem.setup_code or "", "test": assert_units(problem)[index]}
+        {
+            "helpers": trusted_helpers(problem),
+            "setup": problem.setup_code or "",
+            "test": assert_units(problem)[index],
+        }
     ).encode()
     header = f"{len(candidate)} {len(tests)}".encode().ljust(assert_driver.HEADER_BYTES)
     return header + candidate + tests
@@ -92,7 +96,9 @@ def judge(
     return _judge_call(problem, test, result, values)
 
 
-def _judge_call(problem: Problem, test: int, result: ExecutionResult, values: ValueComparisonConfig) -> Judgement:
+def _judge_call(
+    problem: Problem, test: int, result: ExecutionResult, values: ValueComparisonConfig
+) -> Judgement:
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
     if not lines:
         return Judgement(WRONG_ANSWER, "the function returned no value")
@@ -118,7 +124,9 @@ def _judge_assert(result: ExecutionResult) -> Judgement:
 
 def _engine_verdict(result: ExecutionResult) -> str:
     """The engine's verdict, except that a candidate the driver could not compile is a syntax error."""
-    if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(("SyntaxError", "CandidateSyntaxError")):
+    if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(
+        ("SyntaxError", "CandidateSyntaxError")
+    ):
         return Verdict.SYNTAX_ERROR.value
     return result.verdict.value
 

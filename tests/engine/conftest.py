@@ -4,7 +4,9 @@ import pytest
 
 from nemo_code_rl import ExecutionPool, Limits
 
-TEST_LIMITS = Limits(timeout_s=3, memory_bytes=768 * 1024**2, output_bytes=64 * 1024, file_bytes=4 * 1024**2, processes=24)
+TEST_LIMITS = Limits(
+    timeout_s=3, memory_bytes=768 * 1024**2, output_bytes=64 * 1024, file_bytes=4 * 1024**2, processes=24
+)
 
 
 @pytest.fixture(scope="package")

@@ -75,7 +75,9 @@ def test_unprivileged_without_capabilities(pool):
     uid, euid, not_init, parent = lines[0].split()
     assert int(uid) in pool.sandbox_uids and uid == euid
     assert not_init == "True" and parent == "1"
-    assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + ["NoNewPrivs 1"]
+    assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + [
+        "NoNewPrivs 1"
+    ]
 
 
 def test_secrets_of_the_parent_are_invisible(monkeypatch):
@@ -100,12 +102,19 @@ def test_host_process_environ_is_unreachable(pool):
 
 
 def test_home_directories_are_hidden(pool):
-    assert stdout_of(pool, "import os\nprint(os.listdir('/home'), os.path.exists('/root/.bash_history'))") == "[] False\n"
+    assert (
+        stdout_of(pool, "import os\nprint(os.listdir('/home'), os.path.exists('/root/.bash_history'))")
+        == "[] False\n"
+    )
 
 
 def test_executions_cannot_see_each_others_files(pool):
-    writer = "open('private.txt', 'w').write('secret')\nimport os\nprint(os.getcwd(), sorted(os.listdir('.')))"
-    reader = "import os, glob\nprint(sorted(os.listdir('.')), glob.glob('/tmp/**/private.txt', recursive=True))"
+    writer = (
+        "open('private.txt', 'w').write('secret')\nimport os\nprint(os.getcwd(), sorted(os.listdir('.')))"
+    )
+    reader = (
+        "import os, glob\nprint(sorted(os.listdir('.')), glob.glob('/tmp/**/private.txt', recursive=True))"
+    )
     results = pool.run_batch([Program(writer, [""]), Program(reader, [""]), Program(reader, [""])])
     assert results[0][0].stdout == "/tmp ['private.txt']\n"
     assert results[1][0].stdout == results[2][0].stdout == "[] []\n"
@@ -130,9 +139,13 @@ def test_killing_the_parent_or_everything_does_not_break_the_batch(pool):
         "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass\nprint('still here')",
         "import os, signal\nfor pid in range(1, 400):\n    try:\n        os.kill(pid, signal.SIGTERM)\n    except OSError:\n        pass\nprint('swept')",
     ]
-    programs = [Program(src, ["", ""]) for src in hostile] + [Program("print(int(input()) + 1)", [str(i) for i in range(5)])]
+    programs = [Program(src, ["", ""]) for src in hostile] + [
+        Program("print(int(input()) + 1)", [str(i) for i in range(5)])
+    ]
     results = pool.run_batch(programs)
     assert results[0][0].stdout == "denied 1\n"
-    assert results[-1] == pool.run(programs[-1]) or [r.stdout for r in results[-1]] == [f"{i + 1}\n" for i in range(5)]
+    assert results[-1] == pool.run(programs[-1]) or [r.stdout for r in results[-1]] == [
+        f"{i + 1}\n" for i in range(5)
+    ]
     assert [r.stdout for r in results[-1]] == [f"{i + 1}\n" for i in range(5)]
     assert all(len(r) == 2 for r in results[:3])

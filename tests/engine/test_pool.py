@@ -28,7 +28,9 @@ def test_batch_results_follow_input_order(pool):
 
 def test_progress_is_reported(pool):
     seen = []
-    pool.run_batch([Program("print(1)", [""]) for _ in range(5)], progress=lambda done, total: seen.append((done, total)))
+    pool.run_batch(
+        [Program("print(1)", [""]) for _ in range(5)], progress=lambda done, total: seen.append((done, total))
+    )
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
@@ -51,7 +53,12 @@ def test_a_killed_worker_is_replaced_and_its_program_retried():
     with ExecutionPool(workers=1) as pool:
         before = pool.worker_pids
         killer = _kill_workers_later(pool, rounds=1)
-        result = pool.run(Program("import time\nfirst = not __import__('os').path.exists('seen')\ntime.sleep(1.5)\nprint('done')", [""]))[0]
+        result = pool.run(
+            Program(
+                "import time\nfirst = not __import__('os').path.exists('seen')\ntime.sleep(1.5)\nprint('done')",
+                [""],
+            )
+        )[0]
         killer.join()
         assert result.verdict is Verdict.OK and result.stdout == "done\n"
         assert pool.worker_pids != before
@@ -84,7 +91,12 @@ def test_isolation_none_runs_programs_without_namespaces():
         assert pool.isolation == "none"
         result = pool.run(Program("print(input())", ["plain"]))[0]
         assert result.stdout == "plain\n"
-        assert pool.run(Program("while True: pass", [""], limits=pool.limits.with_overrides(timeout_s=1)))[0].verdict is Verdict.TIMEOUT
+        assert (
+            pool.run(Program("while True: pass", [""], limits=pool.limits.with_overrides(timeout_s=1)))[
+                0
+            ].verdict
+            is Verdict.TIMEOUT
+        )
 
 
 def _run_child(code: str, *argv: str, user: str | None = None, python: str = sys.executable) -> str:
@@ -118,14 +130,22 @@ def test_full_isolation_without_root_through_a_user_namespace():
     python = shutil.which("python3", path="/usr/bin:/bin")
     if python is None or shutil.which("setpriv") is None:
         pytest.skip("needs a system python3 and setpriv to run as an unprivileged user")
-    probe = ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", "test", "-r", f"{REPO_ROOT}/nemo_code_rl/__init__.py"]
+    probe = [
+        "setpriv",
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        "test",
+        "-r",
+        f"{REPO_ROOT}/nemo_code_rl/__init__.py",
+    ]
     if subprocess.run(probe).returncode != 0:
         pytest.skip(f"uid 65534 cannot read the checkout at {REPO_ROOT}")
     code = (
         "import sys\nsys.path.insert(0, sys.argv[1])\nfrom nemo_code_rl import ExecutionPool, Program\n"
-        "probe = ('import os\\nst = dict(l.split(\":\", 1) for l in open(\"/proc/self/status\"))\\n'\n"
-        "         'print(st[\"CapEff\"].strip(), st[\"NoNewPrivs\"].strip())\\n'\n"
-        "         'try:\\n    open(\"/usr/escape\", \"w\")\\nexcept OSError:\\n    print(\"read-only\")')\n"
+        'probe = (\'import os\\nst = dict(l.split(":", 1) for l in open("/proc/self/status"))\\n\'\n'
+        '         \'print(st["CapEff"].strip(), st["NoNewPrivs"].strip())\\n\'\n'
+        '         \'try:\\n    open("/usr/escape", "w")\\nexcept OSError:\\n    print("read-only")\')\n'
         "with ExecutionPool(workers=1, preload=('math',)) as pool:\n"
         "    print(pool.isolation, pool.isolation_report['identity'])\n"
         "    print(pool.run(Program(probe, ['']))[0].stdout)\n"

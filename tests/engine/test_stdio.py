@@ -48,9 +48,17 @@ def test_each_input_gets_only_its_own_output(pool):
 
 
 def test_a_crash_hands_the_remaining_inputs_to_a_new_child(pool):
-    source = "import os\nx = int(input())\nif x == 1:\n    os._exit(9)\nif x == 3:\n    os.abort()\nprint(x * 10)"
+    source = (
+        "import os\nx = int(input())\nif x == 1:\n    os._exit(9)\nif x == 3:\n    os.abort()\nprint(x * 10)"
+    )
     results = pool.run(Program(source, ["0", "1", "2", "3", "4"]))
-    assert [r.verdict for r in results] == [Verdict.OK, Verdict.RUNTIME_ERROR, Verdict.OK, Verdict.SIGNAL, Verdict.OK]
+    assert [r.verdict for r in results] == [
+        Verdict.OK,
+        Verdict.RUNTIME_ERROR,
+        Verdict.OK,
+        Verdict.SIGNAL,
+        Verdict.OK,
+    ]
     assert [r.stdout for r in results] == ["0\n", "", "20\n", "", "40\n"]
     assert results[3].signal == "SIGABRT"
 
@@ -117,7 +125,9 @@ def test_private_inputs_run_one_child_each_and_are_not_in_memory(pool):
 def test_stop_when_skips_the_remaining_inputs(pool):
     source = "import time\nx = int(input())\ntime.sleep(0.05)\nprint(x)"
     programs = [Program(source, [str(i) for i in range(20)]), Program(source, ["7", "8"])]
-    results = pool.run_batch(programs, stop_when=lambda program, index, result: program == 0 and result.stdout == "2\n")
+    results = pool.run_batch(
+        programs, stop_when=lambda program, index, result: program == 0 and result.stdout == "2\n"
+    )
     first = [r.verdict for r in results[0]]
     assert first[:3] == [Verdict.OK] * 3
     assert Verdict.NOT_RUN in first and first.count(Verdict.NOT_RUN) >= 10

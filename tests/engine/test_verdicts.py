@@ -41,7 +41,9 @@ def test_os_exit_ends_the_input_like_a_real_interpreter(pool):
 
 
 def test_timeout_is_enforced_from_outside(pool):
-    result = run_one(pool, "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass", timeout_s=1)
+    result = run_one(
+        pool, "import signal\nsignal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass", timeout_s=1
+    )
     assert result.verdict is Verdict.TIMEOUT
     assert result.signal == "SIGKILL"
     assert 1.0 <= result.wall_s < 2.5

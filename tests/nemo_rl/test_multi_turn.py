@@ -8,6 +8,7 @@ import copy
 from typing import Any
 
 import pytest
+
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
