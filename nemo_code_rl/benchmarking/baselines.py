@@ -65,6 +65,20 @@ def _system_exit_error(exc: SystemExit) -> str | None:
     return None if exc.code in (None, 0) else f"exit status {exc.code}"
 
 
+def _exec_under_alarm(code: object, timeout_s: float) -> str | None:
+    """Run one test in this process under a SIGALRM timer; the error line, or None when it finished."""
+    signal.setitimer(signal.ITIMER_REAL, timeout_s)
+    try:
+        exec(code, {"__name__": "__main__", "__builtins__": builtins})
+    except SystemExit as exc:
+        return _system_exit_error(exc)
+    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
+        return error_line(exc)
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+    return None
+
+
 # --- (b) a fresh interpreter per test -------------------------------------------------------------
 
 
@@ -123,16 +137,9 @@ def _exec_patched(code: object, data: str, timeout_s: float) -> Outcome:
         return real_open(file, *args, **kwargs)
 
     builtins.input, builtins.open, sys.stdin, sys.stdout = fake_input, fake_open, stdin, stdout
-    error = None
-    signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
-        exec(code, {"__name__": "__main__", "__builtins__": builtins})
-    except SystemExit as exc:
-        error = _system_exit_error(exc)
-    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
-        error = error_line(exc)
+        error = _exec_under_alarm(code, timeout_s)
     finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
         builtins.input, builtins.open, sys.stdin, sys.stdout = real_input, real_open, real_stdin, real_stdout
     return stdout.getvalue(), error
 
@@ -305,16 +312,7 @@ def _fork_child_test(code: object, data: bytes, timeout_s: float) -> Outcome:
     os.close(err_fd)
     sys.stdin = io.TextIOWrapper(io.BufferedReader(io.FileIO(0, "r", closefd=False)), encoding="utf-8")
     sys.stdout = io.TextIOWrapper(io.BufferedWriter(io.FileIO(1, "w", closefd=False)), encoding="utf-8")
-    error = None
-    signal.setitimer(signal.ITIMER_REAL, timeout_s)
-    try:
-        exec(code, {"__name__": "__main__", "__builtins__": builtins})
-    except SystemExit as exc:
-        error = _system_exit_error(exc)
-    except BaseException as exc:  # noqa: BLE001 - whatever the program raises is its result
-        error = error_line(exc)
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
+    error = _exec_under_alarm(code, timeout_s)
     try:
         sys.stdout.flush()
     except Exception as exc:  # noqa: BLE001 - the program may have closed its stdout
