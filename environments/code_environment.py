@@ -6,8 +6,10 @@ is the same class, usable in process.
 
 Per step, each sample's last assistant message is verified against the problem the processor put
 in its ``extra_env_info``, all samples in one sandbox batch. A step never raises for a sample:
-unreadable metadata and infrastructure faults get reward 0, are flagged in the returned metadata
-and counted in the metrics, so one bad row or a lost sandbox worker cannot stop training.
+unreadable metadata gets reward 0, and a sample the sandbox could not judge (an infrastructure
+fault) gets the mean reward of its problem's other samples in the step (see ``neutral_rewards``);
+both are flagged in the returned metadata and counted in the metrics, so one bad row or a lost
+sandbox worker can neither stop training nor teach the model something false.
 
 Multi-turn (``max_rollout_turns > 1``): a failing program gets its test report back as a new user
 turn and the episode goes on, until it passes or the turns run out. NeMo RL adds up the rewards
@@ -27,14 +29,15 @@ from typing import Any, NamedTuple
 
 import ray
 import torch
+
 from nemo_code_rl.environments.chat_turns import UserTurnFormat, load_tokenizer, user_turn_format
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, CodeEnvConfig
 from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
-from nemo_code_rl.processors.env_info import problem_from_env_info
-
+from nemo_code_rl.environments.neutral_rewards import neutral_rewards
 from nemo_code_rl.problems import Problem
+from nemo_code_rl.processors.env_info import problem_from_env_info
 from nemo_code_rl.verification import Verification, Verifier
 
 logger = logging.getLogger(__name__)
@@ -107,9 +110,14 @@ class UnitTestEnvironment(EnvironmentInterface):
                 logger.exception("verification of a batch of %d samples failed", len(jobs))
                 fault = f"verification failed: {type(error).__name__}: {error}"
         found = iter(verifications)
+        paired = [(sample, next(found) if sample.problem is not None else None) for sample in samples]
+        neutral = neutral_rewards(
+            [v.problem_id if v is not None else None for _, v in paired],
+            [v.reward if v is not None else None for _, v in paired],
+        )
         results = [
-            self._conclude(sample, next(found) if sample.problem is not None else None, fault)
-            for sample in samples
+            self._conclude(sample, verification, fault, fallback)
+            for (sample, verification), fallback in zip(paired, neutral, strict=True)
         ]
         with self._outcomes_lock:
             self._outcomes.extend(result.outcome for result in results)
@@ -149,7 +157,9 @@ class UnitTestEnvironment(EnvironmentInterface):
             raise RuntimeError("the environment has been shut down")
         return self._verifier.verify_batch(jobs)
 
-    def _conclude(self, sample: _Sample, verification: Verification | None, fault: str) -> _Conclusion:
+    def _conclude(
+        self, sample: _Sample, verification: Verification | None, fault: str, neutral_reward: float
+    ) -> _Conclusion:
         turn = sample.turns_done + 1
         if sample.error is not None or verification is None:
             error = sample.error or fault
@@ -164,7 +174,7 @@ class UnitTestEnvironment(EnvironmentInterface):
             observation = f"Environment: the answer could not be verified ({error})."
             return _Conclusion(observation, metadata, 0.0 - sample.episode_reward, True, None, outcome)
 
-        reward = 0.0 if verification.reward is None else float(verification.reward)
+        reward = neutral_reward if verification.reward is None else float(verification.reward)
         verdicts = Counter(test.verdict for test in verification.tests)
         terminated = (
             bool(verification.passed)

@@ -16,9 +16,8 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from nemo_code_rl.processors.env_info import env_info_for_problem
-
 from nemo_code_rl.problems import ID_FIELDS, Problem, ProblemFormatError, parse_problem
+from nemo_code_rl.processors.env_info import env_info_for_problem
 
 # The column ``to_dataset_rows`` stores a canonical problem in, as JSON text.
 ENCODED_PROBLEM_COLUMN = "code_problem_json"

@@ -14,9 +14,8 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from nemo_code_rl.processors.code_processors import ENCODED_PROBLEM_COLUMN
-
 from nemo_code_rl.problems import Problem, load_problems
+from nemo_code_rl.processors.code_processors import ENCODED_PROBLEM_COLUMN
 
 HUMAN_EVAL = "human-eval"
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")

@@ -7,6 +7,7 @@ import threading
 import time
 
 import pytest
+
 from nemo_code_rl.environments import coalescer
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 

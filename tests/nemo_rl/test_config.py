@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from nemo_code_rl.environments.config import DEFAULT_FEEDBACK_TEMPLATE, CodeEnvConfig
 
 from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.environments.config import DEFAULT_FEEDBACK_TEMPLATE, CodeEnvConfig
 
 
 def test_defaults() -> None:

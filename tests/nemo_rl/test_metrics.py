@@ -5,6 +5,7 @@ from __future__ import annotations
 import doctest
 
 import pytest
+
 from nemo_code_rl.environments import metrics
 from nemo_code_rl.environments.metrics import (
     SampleOutcome,

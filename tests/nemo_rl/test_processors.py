@@ -9,6 +9,8 @@ import json
 from pathlib import Path
 
 import pytest
+
+from nemo_code_rl.problems import ProblemFormatError, parse_problem
 from nemo_code_rl.processors import (
     code_processors,
     code_unit_tests_processor,
@@ -19,8 +21,6 @@ from nemo_code_rl.processors import (
     problem_from_env_info,
     to_dataset_rows,
 )
-
-from nemo_code_rl.problems import ProblemFormatError, parse_problem
 
 from .helpers import sum_row
 
