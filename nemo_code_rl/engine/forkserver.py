@@ -33,9 +33,6 @@ _DISCARD_BEFORE_KILL = 16 * 1024 * 1024  # output discarded (and counted) before
 # An input's pipes are not watched during its first milliseconds: a short test ends (and is
 # drained) before it could fill a pipe, which saves the fork server one wake-up per input.
 _QUIET_START_S = 0.002
-# After each wake-up the fork server pauses this long, so that the reports of fast inputs are
-# handled in batches instead of one wake-up each. Deadlines may be late by at most this much.
-_COALESCE_S = 0.0005
 
 
 _DEVNULL: list[int] = []
@@ -207,8 +204,6 @@ class _Chain:
                     control_open = self._read_control(control)
                 if pidfd in ready:
                     break
-                if not done:
-                    time.sleep(_COALESCE_S)
         finally:
             os.close(pidfd)
         _, status, usage = os.wait4(pid, 0)
