@@ -7,6 +7,7 @@ import logging
 import sys
 from pathlib import Path
 
+from nemo_code_rl import plotting_cli
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.extraction import ExtractionConfig
@@ -121,6 +122,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
     _score_parser(sub)
     _bench_parser(sub)
+    plotting_cli.add_subcommand(sub)
     return parser
 
 
