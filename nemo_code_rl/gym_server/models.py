@@ -1,0 +1,282 @@
+"""NeMo Gym's resources-server HTTP contract as pydantic models, and this server's options.
+
+Field names are Gym's: a verify request is ``BaseVerifyRequest`` (``responses_create_params`` and
+``response``, an OpenAI Responses object) plus the row's ``verifier_metadata``; a verify response is
+the request plus ``reward`` and the fields ``code_gen`` adds (``extracted_model_output``,
+``extracted_model_code``, ``result``, ``metadata``, ...), so a Gym client that reads ``code_gen``'s
+answers reads ours. Our own details (per-test verdicts, ``passed``, ``infra_fault``) come on top.
+
+The request models only demand what verification reads and keep every other field (``extra``), so
+the answer echoes the request as sent; a malformed request fails here, as a 422 naming the field,
+before it can reach a sandbox worker.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+
+from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.verification import VerifierConfig
+
+# Keys Gym itself puts in a resources server's config node (run-time and catalogue metadata).
+GYM_SERVER_KEYS = frozenset(
+    {
+        "entrypoint",
+        "domain",
+        "verified",
+        "verified_url",
+        "description",
+        "value",
+        "host",
+        "port",
+        "name",
+        "num_workers",
+        "expose_tools_over_mcp",
+    }
+)
+# Set by this server's options, not inside ``verifier``.
+_RESERVED_VERIFIER_KEYS = {
+    "timeout_s": "unit_test_timeout_secs",
+    "checkers": "checkers_dir",
+}
+
+
+class UnitTests(BaseModel):
+    """LiveCodeBench-style tests, as in Gym's ``code_gen`` rows: stdin/stdout pairs, or, with
+    ``fn_name``, one JSON value per line of each input and JSON text for each output."""
+
+    inputs: list[str] = Field(min_length=1)
+    outputs: list[str]
+    fn_name: str | None = None
+
+    @model_validator(mode="after")
+    def _paired(self) -> UnitTests:
+        if len(self.inputs) != len(self.outputs):
+            raise ValueError(f"{len(self.inputs)} inputs but {len(self.outputs)} outputs")
+        return self
+
+
+class VerifierMetadata(BaseModel):
+    """The row's ``verifier_metadata``: its tests, and anything else the data carries."""
+
+    model_config = ConfigDict(extra="allow")
+
+    unit_tests: UnitTests
+    difficulty: str | None = None
+
+
+class ContentPart(BaseModel):
+    """A part of an output message (``output_text``, ``refusal``, ...)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    text: str | None = None
+
+    @model_validator(mode="after")
+    def _text_present(self) -> ContentPart:
+        if self.type == "output_text" and self.text is None:
+            raise ValueError("an output_text part needs a text string")
+        return self
+
+
+class OutputItem(BaseModel):
+    """An item of ``response.output``: a message, a reasoning item, a tool call, ..."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    content: list[ContentPart] | None = None
+
+
+class ResponseObject(BaseModel):
+    """The model's answer in the OpenAI Responses format; only ``output`` is read."""
+
+    model_config = ConfigDict(extra="allow")
+
+    output: list[OutputItem]
+
+
+class ResponsesCreateParams(BaseModel):
+    """The request the model was sent; its ``input`` holds the problem statement."""
+
+    model_config = ConfigDict(extra="allow")
+
+    input: str | list[dict[str, Any]]
+
+
+class VerifyRequest(BaseModel):
+    """``POST /verify``: one rollout of one row. Other row fields (``hash_id``, Gym's task and
+    rollout indexes, ...) are kept and echoed; an id field names the problem for checkers."""
+
+    model_config = ConfigDict(extra="allow")
+
+    responses_create_params: ResponsesCreateParams
+    response: ResponseObject
+    verifier_metadata: VerifierMetadata
+
+
+class TestReport(BaseModel):
+    """One test's verdict: ``passed``, ``wrong_answer``, ``not_run`` or an engine verdict."""
+
+    verdict: str
+    wall_s: float
+    detail: str
+
+
+class VerifyDetails(BaseModel):
+    """What ``/verify`` adds to the request.
+
+    ``code_gen``'s fields keep their meaning: ``result`` has LiveCodeBench's codes for the tests
+    that ran (``true`` passed, -1 lost, -2 wrong answer, -3 time limit, -4 runtime error) and
+    ``metadata`` the first failure's ``error_code`` and ``error_message``. An infrastructure fault
+    is never a made-up zero: ``infra_fault`` is set, ``passed`` is null, and the row carries
+    ``_ng_failure_class`` so Gym's rollout collection sets it aside for a retry; ``reward`` holds
+    0.0 only because Gym's schema demands a number.
+    """
+
+    reward: float
+    extracted_model_output: str | None = None
+    extracted_model_code: str | None = None
+    result: list[bool | int] | None = None
+    metadata: dict[str, Any] | None = None
+    unit_tests_time_taken: float | None = None
+    reasoning_format_violation_rate: float = 0.0
+    difficulty: str | None = None
+    problem_id: str
+    passed: bool | None
+    format_ok: bool
+    n_passed: int
+    n_total: int
+    infra_fault: bool
+    tests: list[TestReport]
+    feedback: str
+    reward_version: str
+
+
+class VerifyResponse(VerifyDetails, VerifyRequest):
+    """``POST /verify``'s answer: the request, ``reward`` and the details."""
+
+
+class SeedSessionRequest(BaseModel):
+    """``POST /seed_session``: verification keeps no per-rollout state, so nothing is read."""
+
+
+class SeedSessionResponse(BaseModel):
+    """An empty object, as Gym's ``BaseSeedSessionResponse``."""
+
+
+class AggregateMetricsRequest(BaseModel):
+    """``POST /aggregate_metrics``: verify responses, each with Gym's ``_ng_task_index`` (and
+    ``_ng_rollout_index``) to group the rollouts of one task."""
+
+    verify_responses: list[dict[str, Any]]
+
+
+class AggregateMetrics(BaseModel):
+    """Flat metric names, ready for W&B: per task, over all rollouts, and the headline ones."""
+
+    group_level_metrics: list[dict[str, Any]] = Field(default_factory=list)
+    agent_metrics: dict[str, Any] = Field(default_factory=dict)
+    key_metrics: dict[str, Any] = Field(default_factory=dict)
+
+
+class ServerOptions(BaseModel):
+    """This server's keys under ``<name>.resources_servers.<name>`` in a Gym config.
+
+    ``num_processes`` and ``unit_test_timeout_secs`` keep ``code_gen``'s names, so a run's
+    overrides carry over; their meaning is ours: ``num_processes`` is the number of sandbox
+    workers in the engine pool (``null``: one per CPU core), which every request shares.
+
+    Args:
+        num_processes: sandbox workers.
+        unit_test_timeout_secs: wall-clock limit of each test.
+        reasoning_format_penalty: ``code_gen``'s rule: the reward of a response whose final text
+            holds a think tag, or whose reasoning holds more than one of either tag.
+        isolation: ``full`` (kernel namespaces, read-only filesystem, no network) or ``none``.
+        max_concurrent_requests: requests verified at once, merged into one engine batch; more
+            wait their turn.
+        checkers_dir: special judges, one ``<problem id>.py`` each defining
+            ``check(input, expected, actual) -> bool``; a relative path is taken from the
+            server's working directory (Gym starts it in the server's folder).
+        verifier: ``VerifierConfig`` keys (comparison tolerance, reward mode, early exit, ...).
+            Extraction defaults to ``gym`` mode, ``code_gen``'s.
+    """
+
+    num_processes: int | None = Field(default=None, ge=1)
+    unit_test_timeout_secs: float = Field(default=10.0, gt=0)
+    reasoning_format_penalty: float = 0.0
+    isolation: Literal["full", "none"] = "full"
+    max_concurrent_requests: int = Field(default=256, ge=1)
+    checkers_dir: str | None = None
+    verifier: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("verifier")
+    @classmethod
+    def _verifier_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        for key, replacement in _RESERVED_VERIFIER_KEYS.items():
+            if key in value:
+                raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
+        _verifier_config(value, timeout_s=10.0, checkers={})
+        return value
+
+    @field_validator("checkers_dir")
+    @classmethod
+    def _checkers_folder(cls, value: str | None) -> str | None:
+        if value is not None and not Path(value).is_dir():
+            raise ConfigError(f"checkers_dir {value!r} is not a folder")
+        return value
+
+    def verifier_config(self) -> VerifierConfig:
+        """The verifier these options describe, with the checkers read from ``checkers_dir``."""
+        checkers = {}
+        if self.checkers_dir is not None:
+            checkers = {path.stem: path.read_text() for path in sorted(Path(self.checkers_dir).glob("*.py"))}
+        return _verifier_config(self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers)
+
+    @classmethod
+    def from_gym_config(cls, data: Mapping[str, Any], name: str | None = None) -> ServerOptions:
+        """The options in a Gym config: the three-level layout (``<name>: resources_servers:
+        <type>: {...}``), taking the entry called ``name`` or the only resources server; or the
+        server's own node. Gym's own keys are skipped; any other unknown key is an error."""
+        node = _server_node(data, name)
+        options = {key: value for key, value in node.items() if key not in GYM_SERVER_KEYS}
+        check_keys(options, [*cls.model_fields, *GYM_SERVER_KEYS], "the server config")
+        return cls.model_validate(options)
+
+
+def _verifier_config(
+    data: Mapping[str, Any], timeout_s: float, checkers: Mapping[str, str]
+) -> VerifierConfig:
+    merged: dict[str, Any] = {"extraction": {"mode": "gym"}}
+    for key, value in data.items():
+        if key == "extraction" and isinstance(value, Mapping):
+            merged[key] = {**merged[key], **value}
+        else:
+            merged[key] = value
+    merged.update(timeout_s=timeout_s, checkers=dict(checkers))
+    return VerifierConfig.from_dict(merged, where="verifier")
+
+
+def _server_node(data: Mapping[str, Any], name: str | None) -> Mapping[str, Any]:
+    servers = {
+        key: next(iter(value["resources_servers"].values()))
+        for key, value in data.items()
+        if isinstance(value, Mapping)
+        and isinstance(value.get("resources_servers"), Mapping)
+        and len(value["resources_servers"]) == 1
+        and isinstance(next(iter(value["resources_servers"].values())), Mapping)
+    }
+    if name is not None:
+        if name not in servers:
+            raise ConfigError(f"no resources server named {name!r} in the config (found: {sorted(servers)})")
+        return servers[name]
+    if len(servers) > 1:
+        raise ConfigError(f"the config has several resources servers ({sorted(servers)}): name one")
+    if servers:
+        return next(iter(servers.values()))
+    return data

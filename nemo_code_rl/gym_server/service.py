@@ -1,0 +1,168 @@
+"""Verify Gym rollouts in the sandboxed engine: the work behind ``/verify``, whichever app serves it.
+
+Verification blocks, so it runs in a thread pool off the event loop; the requests waiting there
+meet in one ``BatchCoalescer``, which hands everything queued to a single ``verify_batch``: the
+engine's workers share one batch instead of each request running alone, and the pool, not a
+semaphore, bounds the work in flight.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from nemo_code_rl.environments.coalescer import BatchCoalescer
+from nemo_code_rl.gym_server.models import ServerOptions
+from nemo_code_rl.harness.programs import NOT_RUN, PASSED, WRONG_ANSWER
+from nemo_code_rl.problems import ID_FIELDS, Problem, parse_problem
+from nemo_code_rl.verification import Verification, Verifier
+
+# Gym routes a row carrying this key to its failures file instead of the results.
+FAILURE_CLASS_KEY = "_ng_failure_class"
+INFRA_FAILURE_CLASS = "verifier_infra_fault"
+
+# LiveCodeBench's per-test codes, as code_gen reports them in ``result``.
+_LCB_CODES = {WRONG_ANSWER: -2, "timeout": -3, "worker_lost": -1}
+_LCB_RUNTIME_ERROR = -4
+_THINK_TAGS = ("<think>", "</think>")
+
+
+class VerificationUnavailable(RuntimeError):
+    """The engine failed the whole batch (not a verdict on the model's answer)."""
+
+
+class VerificationService:
+    """Owns the engine pool and answers verify requests; ``close`` stops the workers."""
+
+    def __init__(self, options: ServerOptions) -> None:
+        self.options = options
+        self._verifier = Verifier(
+            options.verifier_config(), workers=options.num_processes, isolation=options.isolation
+        )
+        self._coalescer: BatchCoalescer[tuple[Problem, str], Verification] = BatchCoalescer(
+            self._verifier.verify_batch
+        )
+        self._executor = ThreadPoolExecutor(
+            max_workers=options.max_concurrent_requests, thread_name_prefix="gym-verify"
+        )
+
+    async def verify(self, request: Mapping[str, Any]) -> dict[str, Any]:
+        """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).
+
+        Raises ``ProblemFormatError`` when the row's tests cannot be read, and
+        ``VerificationUnavailable`` when the engine fails the batch.
+        """
+        problem = problem_from_request(request)
+        output_text = response_output_text(request["response"])
+        loop = asyncio.get_running_loop()
+        try:
+            [verification] = await loop.run_in_executor(
+                self._executor, self._coalescer.submit, [(problem, output_text)]
+            )
+        except Exception as error:
+            raise VerificationUnavailable(f"verification failed: {type(error).__name__}: {error}") from error
+        violation = has_reasoning_format_violation(request["response"], output_text)
+        return self._details(request, verification, output_text, violation)
+
+    def _details(
+        self, request: Mapping[str, Any], verification: Verification, output_text: str, violation: bool
+    ) -> dict[str, Any]:
+        reward = verification.reward
+        if violation and not verification.infra_fault:
+            reward = self.options.reasoning_format_penalty
+        details: dict[str, Any] = {
+            "reward": 0.0 if reward is None else reward,
+            "extracted_model_output": output_text if output_text.strip() else None,
+            "extracted_model_code": verification.code,
+            "result": lcb_result(verification) if verification.format_ok else None,
+            "metadata": lcb_metadata(verification) if verification.format_ok else None,
+            "unit_tests_time_taken": verification.execution_s if verification.format_ok else None,
+            "reasoning_format_violation_rate": 1.0 if violation else 0.0,
+            "difficulty": request["verifier_metadata"].get("difficulty"),
+            "problem_id": verification.problem_id,
+            "passed": verification.passed,
+            "format_ok": verification.format_ok,
+            "n_passed": verification.n_passed,
+            "n_total": verification.n_total,
+            "infra_fault": verification.infra_fault,
+            "tests": [
+                {"verdict": test.verdict, "wall_s": test.wall_s, "detail": test.detail}
+                for test in verification.tests
+            ],
+            "feedback": verification.feedback,
+            "reward_version": verification.reward_version,
+        }
+        if verification.infra_fault:
+            details[FAILURE_CLASS_KEY] = INFRA_FAILURE_CLASS
+        return details
+
+    def close(self) -> None:
+        """Stop taking work and stop the sandbox workers."""
+        self._executor.shutdown(wait=False, cancel_futures=True)
+        self._verifier.close()
+
+
+def problem_from_request(request: Mapping[str, Any]) -> Problem:
+    """The problem a verify request is about, read as a Gym row by ``parse_problem``.
+
+    Its id is the request's first id field (``hash_id`` in Gym's code data), which is what checkers
+    are keyed by; without one, a digest of the tests, so the same row always gets the same id.
+    """
+    metadata = request["verifier_metadata"]
+    row = {"responses_create_params": request["responses_create_params"], "verifier_metadata": metadata}
+    ids = [str(request[name]) for name in ID_FIELDS if request.get(name) not in (None, "")]
+    digest = hashlib.sha256(json.dumps(metadata["unit_tests"], sort_keys=True).encode()).hexdigest()
+    row["id"] = ids[0] if ids else f"tests-{digest[:24]}"
+    return parse_problem(row)
+
+
+def response_output_text(response: Mapping[str, Any]) -> str:
+    """The Responses API's ``output_text``: the text parts of the output messages, joined.
+
+    This is what ``code_gen`` extracts code from; reasoning items are not part of it.
+    """
+    return "".join(
+        part.get("text") or ""
+        for item in response.get("output") or []
+        if item.get("type") == "message"
+        for part in item.get("content") or []
+        if part.get("type") == "output_text"
+    )
+
+
+def has_reasoning_format_violation(response: Mapping[str, Any], output_text: str) -> bool:
+    """``code_gen``'s rule: a think tag in the final text, or either tag twice in the reasoning."""
+    if any(tag in output_text for tag in _THINK_TAGS):
+        return True
+    reasoning = "".join(
+        summary.get("text") or ""
+        for item in response.get("output") or []
+        if item.get("type") == "reasoning"
+        for summary in item.get("summary") or []
+        if isinstance(summary, Mapping) and isinstance(summary.get("text"), str)
+    )
+    return any(reasoning.count(tag) > 1 for tag in _THINK_TAGS)
+
+
+def lcb_result(verification: Verification) -> list[bool | int]:
+    """One LiveCodeBench code per test that ran (``True`` for a pass)."""
+    return [
+        True if test.verdict == PASSED else _LCB_CODES.get(test.verdict, _LCB_RUNTIME_ERROR)
+        for test in verification.tests
+        if test.verdict != NOT_RUN
+    ]
+
+
+def lcb_metadata(verification: Verification) -> dict[str, Any]:
+    """The total test time, and the first failure's code and message, under code_gen's keys."""
+    metadata: dict[str, Any] = {"execution time": verification.execution_s}
+    failing = next((t for t in verification.tests if t.verdict not in (PASSED, NOT_RUN)), None)
+    if failing is not None:
+        code = _LCB_CODES.get(failing.verdict, _LCB_RUNTIME_ERROR)
+        message = failing.detail or failing.verdict.replace("_", " ")
+        metadata.update(error_code=code, error_message=message)
+    return metadata
