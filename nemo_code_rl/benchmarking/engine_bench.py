@@ -3,8 +3,12 @@
 Rows (all on the same generated workload, in the same run, with the same number of workers):
 
 * a: ``ExecutionPool(isolation="full")``, and the same pool in strict mode (a fork per test);
+* a_docker / a_ray (``--backends docker ray``): row a's pool in Docker containers
+  (``DockerExecutionPool``) and spread over a Ray cluster (``RayExecutionPool``, on
+  ``RAY_ADDRESS`` or a local cluster);
 * b: a fresh ``python3`` per test (on an evenly spread subset, see ``--b-programs``);
-* c: the APPS / LiveCodeBench harness (a ``multiprocessing.Manager`` and a ``Process`` per program);
+* c: the LiveCodeBench harness as it runs a program (a ``multiprocessing.Manager``, a ``Process``
+  and its per-test mechanics), and c_lean, the same process model with minimal per-test patching;
 * d: the floor: warm interpreters doing a bare ``os.fork()`` per program, no isolation.
 
 Only the batch is timed; pool and forker start-up are reported apart because a trainer pays them
@@ -27,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from nemo_code_rl.benchmarking import baselines
+from nemo_code_rl.benchmarking.backend_rows import BACKEND_KEYS, measure_backends
 from nemo_code_rl.benchmarking.soak import run_soak
 from nemo_code_rl.benchmarking.workload import WorkItem, build_workload, outputs_match, spread_subset
 from nemo_code_rl.engine.limits import Limits
@@ -35,7 +40,7 @@ from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult
 from nemo_code_rl.engine.sandbox import IsolationUnavailable
 
-ROW_ORDER = ("a", "a_strict", "b", "c", "c_lean", "d")
+ROW_ORDER = ("a", "a_strict", "a_docker", "a_ray", "b", "c", "c_lean", "d")
 TARGET_A_OVER_C = 5.0
 TARGET_D_OVER_A = 1.5
 
@@ -335,6 +340,14 @@ def _parser() -> argparse.ArgumentParser:
         "--timeout", type=float, default=5.0, help="per-test time limit in seconds (default 5)"
     )
     parser.add_argument(
+        "--backends",
+        nargs="+",
+        choices=BACKEND_KEYS,
+        default=[],
+        help="also time row a on these backends: docker (worker containers; image from "
+        "NEMO_CODE_RL_DOCKER_IMAGE) and ray (a Ray pool on RAY_ADDRESS or a local cluster)",
+    )
+    parser.add_argument(
         "--soak",
         type=int,
         default=0,
@@ -375,6 +388,11 @@ def main(argv: list[str] | None = None) -> int:
         _emit(f"engine rows not measured: {engine_error}")
         if with_floor and not any(row.key == "d" for row in rows):
             rows += warm_rows(items, args.workers, cores, args.timeout, args.repeats, None, floor=True)
+    programs = [Program(item.source, inputs=list(item.inputs)) for item in items]
+    for run in measure_backends(programs, args.backends, args.workers, args.timeout, args.repeats, _emit):
+        rows.append(
+            _row(run.key, run.label, items, _engine_outcomes(run.results), run.times, cores, run.startup_s)
+        )
     startup = None
     if not args.skip_baselines:
         startup = interpreter_startup_s()

@@ -1,5 +1,8 @@
 """A long run of the engine at full rate: is it stable? Not part of CI (``nemo-code-rl bench --soak N``).
 
+Any pool with ``run_batch``, ``worker_pids`` and ``sandbox_uids`` can be soaked (the process
+pool, the Ray pool, the Docker pool): ``pool_factory`` builds it.
+
 Reports throughput per chunk over time, the resident memory of the pool's workers and fork servers
 at the start and at the end, and the processes left running as any sandbox uid afterwards (must be
 0): the properties a trainer running for days depends on.
@@ -9,8 +12,10 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from typing import Any
 
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
 
@@ -43,12 +48,15 @@ def _children(pid: int) -> list[int]:
         return []
 
 
-def pool_rss(pool: ExecutionPool) -> int:
+PoolFactory = Callable[[], AbstractContextManager[Any]]
+
+
+def pool_rss(pool: Any) -> int:
     """Resident memory of the pool's workers and their fork servers (programs excluded)."""
     return sum(_rss(pid) + sum(_rss(child) for child in _children(pid)) for pid in pool.worker_pids)
 
 
-def processes_running_as(uids: range) -> int:
+def processes_running_as(uids: Collection[int]) -> int:
     count = 0
     for name in os.listdir("/proc"):
         if name.isdigit():
@@ -67,10 +75,15 @@ def run_soak(
     workers: int,
     chunk: int = 2000,
     emit: Callable[[str], None] = print,  # noqa: T202 - the CLI's output
+    pool_factory: PoolFactory | None = None,
 ) -> SoakReport:
-    """Run ``total_programs`` programs, cycling through ``jobs``, in chunks of ``chunk``."""
+    """Run ``total_programs`` programs, cycling through ``jobs``, in chunks of ``chunk``.
+
+    ``pool_factory`` builds the pool to soak; by default an ``ExecutionPool`` of ``workers``.
+    """
     programs = [Program(source, list(inputs)) for source, inputs in jobs]
-    with ExecutionPool(workers=workers, limits=Limits(timeout_s=10)) as pool:
+    factory = pool_factory or (lambda: ExecutionPool(workers=workers, limits=Limits(timeout_s=10)))
+    with factory() as pool:
         pool.run_batch(programs[: min(len(programs), 50)])
         report = SoakReport(programs=0, tests=0, seconds=0.0, rss_start_bytes=pool_rss(pool))
         began = time.perf_counter()

@@ -1,17 +1,22 @@
 """The execution engine: run untrusted Python on many inputs, isolated, limited and fast."""
 
+from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
 from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.ray_pool import RayExecutionPool
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable
 
 __all__ = [
     "DEFAULT_PRELOAD",
+    "DockerExecutionPool",
+    "DockerUnavailable",
     "ExecutionPool",
     "ExecutionResult",
     "IsolationUnavailable",
     "Limits",
     "Program",
+    "RayExecutionPool",
     "Verdict",
 ]

@@ -125,7 +125,9 @@ class _Chain:
     def _child(self, control: socket.socket) -> None:
         try:
             os.setsid()
-            if self.config.level != sandbox.FULL:  # in its own PID namespace, the init's death kills it
+            if (
+                self.config.level not in sandbox.SUPERVISED
+            ):  # in its own PID namespace, the init's death kills it
                 syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
             private = self.job.get("stdin_fds")
             os.dup2(private[self.start] if private is not None else _DEVNULL[0], 0)
@@ -135,7 +137,7 @@ class _Chain:
             keep = control.fileno()
             os.closerange(3, keep)
             os.closerange(keep + 1, 1 << 16)
-            if self.config.level != sandbox.FULL:  # with full isolation the fork server has done both
+            if self.config.level not in sandbox.SUPERVISED:  # otherwise the fork server has done both
                 os.chdir(self.workdir)
                 os.environ.clear()
                 os.environ.update(program_env(self.workdir))
@@ -341,14 +343,15 @@ class _Chain:
 
     def _sweep(self) -> None:
         """Kill and reap everything the program left behind."""
-        if self.config.level == sandbox.FULL:
+        supervised = self.config.level in sandbox.SUPERVISED
+        if supervised:
             try:
                 os.kill(-1, signal.SIGKILL)
             except ProcessLookupError:
                 pass
         while True:
             try:
-                pid, _ = os.waitpid(-1, 0 if self.config.level == sandbox.FULL else os.WNOHANG)
+                pid, _ = os.waitpid(-1, 0 if supervised else os.WNOHANG)
             except ChildProcessError:
                 break
             if pid == 0:
@@ -470,7 +473,7 @@ def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:
     _DEVNULL.append(os.open(os.devnull, os.O_RDWR))
     link = _PoolLink()
     workdir = sandbox.Workdir(config)
-    if config.level == sandbox.FULL:
+    if config.level in sandbox.SUPERVISED:
         os.environ.clear()
         os.environ.update(program_env(sandbox.WORKDIR))
     link.send(handshake)

@@ -79,6 +79,24 @@ class _Worker:
     def out_fd(self) -> int:
         return self.process.stdout.fileno()
 
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def exit_status(self) -> int | None:
+        return self.process.poll()
+
+    def startup_failure(self) -> str:
+        return f"execution worker {self.index} exited during start-up (see its stderr)"
+
+    def wait(self, timeout_s: float) -> bool:
+        """Wait for the worker to exit on its own; False if it is still running."""
+        try:
+            self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            return False
+        return True
+
     def read_frames(self) -> list | None:
         """Frames now available, or ``None`` when the worker has gone."""
         try:
@@ -130,18 +148,21 @@ def _await_handshakes(workers: Sequence[_Worker], timeout_s: float) -> None:
             worker = waiting[fd]
             frames = worker.read_frames()
             if frames is None:
-                raise RuntimeError(f"execution worker {worker.index} exited during start-up (see its stderr)")
+                raise RuntimeError(worker.startup_failure())
             if frames:
                 worker.report = frames[0]
                 del waiting[fd]
     for worker in workers:
-        if not worker.report.get("ok"):
-            raise IsolationUnavailable(
-                f"{worker.report.get('error')}. Run on a host that allows namespaces (as root, or with "
-                "unprivileged user namespaces enabled), or lower the isolation explicitly with "
-                "isolation='none' (rlimits and process groups only; untrusted code can then read and "
-                "write what this user can)."
-            )
+        if worker.report.get("ok"):
+            continue
+        if worker.report.get("level") == sandbox.CONTAINER:  # no namespaces to enable: the error says it all
+            raise IsolationUnavailable(worker.report.get("error"))
+        raise IsolationUnavailable(
+            f"{worker.report.get('error')}. Run on a host that allows namespaces (as root, or with "
+            "unprivileged user namespaces enabled), or lower the isolation explicitly with "
+            "isolation='none' (rlimits and process groups only; untrusted code can then read and "
+            "write what this user can)."
+        )
 
 
 def _shutdown(workers: list[_Worker]) -> None:
@@ -149,9 +170,7 @@ def _shutdown(workers: list[_Worker]) -> None:
         worker.close_pipes()
     deadline = time.monotonic() + 5
     for worker in workers:
-        try:
-            worker.process.wait(max(0.0, deadline - time.monotonic()))
-        except subprocess.TimeoutExpired:
+        if not worker.wait(max(0.0, deadline - time.monotonic())):
             worker.kill()
     workers.clear()
 
@@ -234,7 +253,7 @@ class ExecutionPool:
     @property
     def worker_pids(self) -> list[int]:
         """Process ids of the worker processes (for monitoring; killing one is survivable)."""
-        return [w.process.pid for w in self._workers]
+        return [w.pid for w in self._workers]
 
     @property
     def sandbox_uids(self) -> range:
@@ -330,7 +349,7 @@ class ExecutionPool:
                 worker = busy[fd]
                 frames = worker.read_frames()
                 if frames is None:
-                    lose(worker, f"process exited with status {worker.process.poll()}")
+                    lose(worker, f"process exited with status {worker.exit_status()}")
                     continue
                 for frame in frames:
                     if frame.get("id") != worker.job:

@@ -8,6 +8,11 @@
 * ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked
   program: rlimits, then an unprivileged identity with no capabilities.
 
+The ``container`` level is for a worker that is the init of a locked-down container (see
+``docker_pool``): the container gives the namespaces, read-only root, tmpfs and limits; inside,
+the worker keeps only the capabilities it needs to change uid and to kill, and each program runs
+as an unprivileged uid that keeps none.
+
 Isolation comes from the kernel, never from hiding Python names.
 """
 
@@ -27,7 +32,9 @@ from nemo_code_rl.engine.limits import Limits
 
 FULL = "full"
 NONE = "none"
-LEVELS = (FULL, NONE)
+CONTAINER = "container"
+LEVELS = (FULL, NONE, CONTAINER)
+SUPERVISED = (FULL, CONTAINER)  # levels where the worker is the init of its PID namespace
 DEFAULT_HIDDEN_PATHS = ("/root", "/home")
 WORKDIR = "/tmp"
 _SHM = "/dev/shm"
@@ -161,6 +168,12 @@ def isolate_worker(config: SandboxConfig) -> dict:
     """
     if config.level == NONE:
         return {"level": NONE, "identity": f"uid {os.geteuid()} (unchanged)", "namespaces": []}
+    if config.level == CONTAINER:
+        if os.getpid() != 1 or os.geteuid() != 0:
+            raise IsolationUnavailable(
+                "the 'container' level runs only as root and PID 1 of a container (DockerExecutionPool)"
+            )
+        return {"level": CONTAINER, "identity": f"uid {config.uid}", "namespaces": ["container"]}
     step = "user namespace"
     try:
         if config.userns:
@@ -199,10 +212,11 @@ def prepare_init(config: SandboxConfig) -> None:
     capability by exec or by becoming uid 0.
     """
     syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
-    if config.level != FULL:
+    if config.level not in SUPERVISED:
         return
-    flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
-    syscalls.mount("proc", "/proc", "proc", flags)
+    if config.level == FULL:  # a container already has the /proc of its own PID namespace
+        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
+        syscalls.mount("proc", "/proc", "proc", flags)
     for cap in range(syscalls.LAST_CAPABILITY + 1):
         syscalls.prctl(syscalls.PR_CAPBSET_DROP, cap)
     syscalls.prctl(
@@ -220,7 +234,9 @@ class Workdir:
     """The private /tmp (and /dev/shm) of executions: one tmpfs per worker, emptied after each.
 
     Only one execution runs in a worker at a time, and every process of the previous one is dead
-    before the next starts, so an emptied tmpfs is as private as a new one, and cheaper.
+    before the next starts, so an emptied tmpfs is as private as a new one, and cheaper. In a
+    container the tmpfs is the container's own (sized when it was created; RLIMIT_FSIZE still
+    bounds each file), handed to the sandbox uid once.
     """
 
     def __init__(self, config: SandboxConfig) -> None:
@@ -228,8 +244,15 @@ class Workdir:
         self.size = 0
 
     def open(self, limits: Limits) -> str:
-        if self.config.level != FULL:
+        if self.config.level == NONE:
             return tempfile.mkdtemp(prefix="nemo-code-rl-")
+        if self.config.level == CONTAINER:
+            if not self.size:
+                os.chown(WORKDIR, self.config.uid, self.config.uid)
+                os.chmod(WORKDIR, 0o700)
+                os.chdir(WORKDIR)
+                self.size = limits.file_bytes
+            return WORKDIR
         if self.size != limits.file_bytes:
             owner = 0 if self.config.userns else self.config.uid
             options = f"mode=0700,uid={owner},gid={owner},size={limits.file_bytes}"
@@ -241,7 +264,7 @@ class Workdir:
         return WORKDIR
 
     def close(self, path: str) -> None:
-        if self.config.level != FULL:
+        if self.config.level == NONE:
             shutil.rmtree(path, ignore_errors=True)
             return
         for folder in self._paths():
@@ -287,7 +310,7 @@ def drop_privileges(config: SandboxConfig) -> None:
     the securebits that would keep them). In a user namespace the uid stays 0 there, so the
     capabilities are cleared explicitly.
     """
-    if config.level != FULL:
+    if config.level not in SUPERVISED:
         return
     if config.userns:
         syscalls.clear_capabilities()

@@ -2,7 +2,8 @@
 
 The worker sets up the namespaces all its executions share, then forks the fork server, which
 becomes PID 1 of a new PID namespace. The worker itself only waits: it lets go of the pool's
-pipes so that the pool sees end-of-file the moment the fork server dies.
+pipes so that the pool sees end-of-file the moment the fork server dies. In a container the
+worker is PID 1 already, so it becomes the fork server itself.
 """
 
 from __future__ import annotations
@@ -52,8 +53,10 @@ def main() -> int:
     try:
         report = sandbox.isolate_worker(config)
     except sandbox.IsolationUnavailable as exc:
-        wire.write_frame(1, {"ok": False, "error": str(exc)})
+        wire.write_frame(1, {"ok": False, "level": config.level, "error": str(exc)})
         return 1
+    if config.level == sandbox.CONTAINER:
+        return _fork_server(config, report, settings["preload"])
     pid = os.fork()
     if pid == 0:
         os._exit(_fork_server(config, report, settings["preload"]))

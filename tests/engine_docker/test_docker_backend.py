@@ -1,0 +1,254 @@
+"""The Docker backend against a real Docker engine: results, isolation, lost containers, clear errors."""
+
+import io
+import os
+import socket
+import tarfile
+import threading
+import time
+
+import pytest
+
+from nemo_code_rl import Program, Verdict
+from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
+
+from ..engine.conftest import processes_with_uids
+from .conftest import IMAGE, TEST_LIMITS
+
+
+def stdout_of(pool, source, stdin=""):
+    result = pool.run(Program(source, [stdin]))[0]
+    assert result.verdict is Verdict.OK, result
+    return result.stdout
+
+
+def test_results_in_order_from_warm_containers(docker_pool):
+    before = list(docker_pool.container_ids)
+    programs = [Program("print(int(input()) * 2)", [str(i), str(i + 1)]) for i in range(30)]
+    results = docker_pool.run_batch(programs)
+    assert [[r.stdout for r in result] for result in results] == [
+        [f"{2 * i}\n", f"{2 * i + 2}\n"] for i in range(30)
+    ]
+    assert docker_pool.run(Program("import numpy\nprint(numpy.arange(4).sum())"))[0].stdout == "6\n"
+    assert docker_pool.container_ids == before, "containers are reused, never started per execution"
+
+
+def test_container_settings(docker_pool, client):
+    attrs = client.api.inspect_container(docker_pool.container_ids[0])
+    host = attrs["HostConfig"]
+    assert host["NetworkMode"] == "none" and host["ReadonlyRootfs"] is True
+    assert host["CapDrop"] == ["ALL"] and "no-new-privileges" in host["SecurityOpt"]
+    assert host["PidsLimit"] > 0 and host["Memory"] > 0 and "/tmp" in host["Tmpfs"]
+    assert docker_pool.isolation == "container"
+
+
+def test_unprivileged_without_capabilities(docker_pool):
+    source = (
+        "import os\nstatus = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
+        "print(os.getuid(), os.geteuid(), os.getppid())\n"
+        "for key in ('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'NoNewPrivs'):\n    print(key, status[key].strip())"
+    )
+    lines = stdout_of(docker_pool, source).splitlines()
+    uid, euid, parent = lines[0].split()
+    assert int(uid) in docker_pool.sandbox_uids and uid == euid and parent == "1"
+    assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + [
+        "NoNewPrivs 1"
+    ]
+
+
+def test_no_network_even_to_loopback(docker_pool):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        source = (
+            "import socket\ns = socket.socket()\ntry:\n"
+            f"    s.connect(('127.0.0.1', {port}))\n    print('connected')\n"
+            "except OSError as exc:\n    print('refused', exc.errno)\n"
+            "import os\nprint(sorted(os.listdir('/sys/class/net')))"
+        )
+        lines = stdout_of(docker_pool, source).splitlines()
+        assert lines[0].startswith("refused") and lines[1] == "['lo']"
+        with pytest.raises(TimeoutError):
+            listener.accept()
+
+
+def test_filesystem_is_read_only_outside_the_temp_dir(docker_pool):
+    source = (
+        "import os\n"
+        "for path in ['/etc/escape', '/usr/escape', '/opt/nemo-code-rl/nemo_code_rl/escape', '/dev/shm/ok', 'ok.txt']:\n"
+        "    try:\n        open(path, 'w').write('x')\n        print(path, 'written')\n"
+        "    except OSError as exc:\n        print(path, 'denied')\nprint(os.getcwd())"
+    )
+    lines = stdout_of(docker_pool, source).splitlines()
+    assert [line.rsplit(" ", 1)[1] for line in lines[:5]] == [
+        "denied",
+        "denied",
+        "denied",
+        "written",
+        "written",
+    ]
+    assert lines[5] == "/tmp"
+
+
+def test_executions_cannot_see_each_others_files(docker_pool):
+    writer = "open('private.txt', 'w').write('secret')\nimport os\nprint(sorted(os.listdir('.')))"
+    reader = "import os, glob\nprint(sorted(os.listdir('.')), glob.glob('/dev/shm/*'))"
+    results = docker_pool.run_batch([Program(writer), Program(reader), Program(reader)])
+    assert results[0][0].stdout == "['private.txt']\n"
+    assert results[1][0].stdout == results[2][0].stdout == "[] []\n"
+
+
+def test_secrets_of_the_parent_are_invisible(client, monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_value_123")
+    source = (
+        "import glob, os\nprint(sorted(k for k in os.environ if 'TOKEN' in k))\n"
+        "leaks = []\nfor path in glob.glob('/proc/*/environ'):\n    try:\n"
+        "        data = open(path, 'rb').read()\n    except OSError:\n        continue\n"
+        "    if b'secret_value' in data:\n        leaks.append(path)\nprint(leaks)"
+    )
+    with DockerExecutionPool(workers=1, limits=TEST_LIMITS, image=IMAGE, client=client) as fresh:
+        assert stdout_of(fresh, source) == "[]\n[]\n"
+
+
+def test_fork_bomb_and_daemons_leave_nothing_behind(docker_pool):
+    daemon = (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        time.sleep(120)\n        os._exit(0)\n    os._exit(0)\nprint('parent done')"
+    )
+    bomb = "import os\ntry:\n    while True:\n        os.fork()\nexcept OSError:\n    pass\nimport time\ntime.sleep(120)"
+    limits = docker_pool.limits.with_overrides(timeout_s=1)
+    results = docker_pool.run_batch([Program(daemon), Program(bomb, limits=limits)])
+    assert results[0][0].stdout == "parent done\n"
+    assert results[1][0].verdict is Verdict.TIMEOUT
+    assert processes_with_uids(docker_pool.sandbox_uids) == []
+    assert docker_pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+
+
+def test_killing_the_fork_server_is_refused(docker_pool):
+    source = (
+        "import os, signal\nfor target in (1, -1):\n    try:\n        os.kill(target, signal.SIGKILL)\n"
+        "        print('sent')\n    except OSError as exc:\n        print('denied', exc.errno)"
+    )
+    assert stdout_of(docker_pool, source).splitlines() in (["denied 1", "sent"], ["denied 1", "denied 3"])
+    assert docker_pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+
+
+def test_killing_containers_mid_batch_still_returns_every_result(client):
+    with DockerExecutionPool(workers=2, limits=TEST_LIMITS, image=IMAGE, client=client) as pool:
+        victims = list(pool.container_ids)
+        programs = [
+            Program("import time\ntime.sleep(0.2)\nprint(int(input()) + 1)", [str(i)]) for i in range(16)
+        ]
+
+        def kill_both() -> None:
+            time.sleep(0.8)
+            for container in victims:
+                client.containers.get(container).kill()
+
+        killer = threading.Thread(target=kill_both)
+        killer.start()
+        results = pool.run_batch(programs)
+        killer.join()
+        assert [r[0].stdout for r in results] == [f"{i + 1}\n" for i in range(16)]
+        assert not set(victims) & set(pool.container_ids)
+        owned = set(victims) | set(pool.container_ids)
+    assert not owned & {c.id for c in client.containers.list(all=True, filters={"label": "nemo-code-rl"})}
+
+
+def test_unreachable_engine_is_a_clear_error(monkeypatch):
+    monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
+    with pytest.raises(DockerUnavailable, match="unreachable.*dockerd"):
+        DockerExecutionPool(workers=1)
+
+
+def test_image_without_python_is_a_clear_error(client):
+    archive = io.BytesIO()
+    with tarfile.open(fileobj=archive, mode="w") as tar:
+        info = tarfile.TarInfo("README")
+        data = b"no python here\n"
+        info.size = len(data)
+        tar.addfile(info, io.BytesIO(data))
+    name = f"nemo-code-rl-no-python:{os.getpid()}"
+    before = {c.id for c in client.containers.list(all=True, filters={"label": "nemo-code-rl"})}
+    client.api.import_image_from_data(
+        archive.getvalue(), repository=name.split(":")[0], tag=name.split(":")[1]
+    )
+    try:
+        with pytest.raises(DockerUnavailable, match=f"{name}.*no python3"):
+            DockerExecutionPool(workers=1, image=name, client=client)
+        with pytest.raises(DockerUnavailable, match="not found"):
+            DockerExecutionPool(workers=1, image="nemo-code-rl-absent:none", client=client)
+    finally:
+        client.images.remove(name, force=True)
+    assert {c.id for c in client.containers.list(all=True, filters={"label": "nemo-code-rl"})} <= before
+
+
+def test_limits_and_verdicts_inside_containers(docker_pool):
+    limits = docker_pool.limits.with_overrides(timeout_s=1)
+    programs = [
+        Program("while True: pass", limits=limits),
+        Program("x = bytearray(900 * 1024 * 1024)"),
+        Program("print(input()[::-1])", ["abc", "xyz"], private=True),
+        Program("def broken(:\n    pass"),
+        Program("import os, signal\nos.kill(os.getpid(), signal.SIGSEGV)"),
+    ]
+    timeout, memory, private, syntax, crash = docker_pool.run_batch(programs)
+    assert timeout[0].verdict is Verdict.TIMEOUT
+    assert memory[0].verdict is Verdict.MEMORY_LIMIT
+    assert [r.stdout for r in private] == ["cba\n", "zyx\n"]
+    assert syntax[0].verdict is Verdict.SYNTAX_ERROR
+    assert crash[0].verdict is Verdict.SIGNAL and crash[0].signal == "SIGSEGV"
+
+
+def test_benchmark_row_of_the_docker_pool(client, monkeypatch):
+    from nemo_code_rl.benchmarking.backend_rows import measure_backends
+
+    monkeypatch.setenv("NEMO_CODE_RL_DOCKER_IMAGE", IMAGE)
+    programs = [Program("print(int(input()) * 2)", [str(i)]) for i in range(10)]
+    (run,) = measure_backends(programs, ["docker"], workers=2, timeout_s=3, repeats=2, emit=print)
+    assert run.key == "a_docker" and "container" in run.label and len(run.times) == 2
+    assert [r[0].stdout for r in run.results] == [f"{2 * i}\n" for i in range(10)]
+    missing: list[str] = []
+    monkeypatch.setenv("NEMO_CODE_RL_DOCKER_IMAGE", "nemo-code-rl-absent:none")
+    assert (
+        measure_backends(programs, ["docker"], workers=1, timeout_s=3, repeats=1, emit=missing.append) == []
+    )
+    assert "not found" in missing[0]
+
+
+def test_container_level_refuses_to_run_outside_a_container():
+    from nemo_code_rl import ExecutionPool, IsolationUnavailable
+
+    with pytest.raises(IsolationUnavailable, match="PID 1 of a container"):
+        ExecutionPool(workers=1, isolation="container")
+
+
+def test_ray_pool_of_docker_engines_survives_a_killed_container(client):
+    ray = pytest.importorskip("ray", reason="the Ray pool needs the 'ray' extra")
+    from nemo_code_rl.engine.ray_pool import RayExecutionPool
+
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        with RayExecutionPool(
+            num_actors=2,
+            workers_per_actor=1,
+            limits=TEST_LIMITS,
+            backend="docker",
+            image=IMAGE,
+            actor_options={"num_cpus": 0.25},
+        ) as pool:
+            assert pool.isolation == "container"
+            programs = [
+                Program("import time\ntime.sleep(0.1)\nprint(int(input()) * 3)", [str(i)]) for i in range(20)
+            ]
+            victims = pool.container_ids
+            assert len(victims) == 2
+            killer = threading.Timer(0.8, lambda: [client.containers.get(c).kill() for c in victims])
+            killer.start()
+            results = pool.run_batch(programs)
+            killer.join()
+            assert [r[0].stdout for r in results] == [f"{3 * i}\n" for i in range(20)]
+    finally:
+        ray.shutdown()
