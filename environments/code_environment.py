@@ -23,7 +23,7 @@ import json
 import logging
 import threading
 from collections import Counter, deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -33,6 +33,16 @@ import torch
 from nemo_code_rl.environments.chat_turns import UserTurnFormat, load_tokenizer, user_turn_format
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, CodeEnvConfig
+from nemo_code_rl.environments.messages import (
+    ENVIRONMENT_ROLE,
+    EPISODE_REWARD_KEY,
+    MAX_PENDING_OUTCOMES,
+    RESULT_KEY,
+    TURN_KEY,
+    assistant_text,
+    last_assistant_content,
+    truncation_flags,
+)
 from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
 from nemo_code_rl.environments.neutral_rewards import neutral_rewards
@@ -41,15 +51,6 @@ from nemo_code_rl.processors.env_info import problem_from_env_info
 from nemo_code_rl.verification import Verification, Verifier
 
 logger = logging.getLogger(__name__)
-
-ENVIRONMENT_ROLE = "environment"
-# Keys the environment adds to a sample's metadata (``extra_env_info``) to carry an episode on.
-TURN_KEY = "turn"
-EPISODE_REWARD_KEY = "episode_reward"
-RESULT_KEY = "result"
-# Attempts kept for the next metrics call. NeMo RL's GRPO does not call
-# ``global_post_process_and_metrics`` at every step, so the backlog is bounded to the newest ones.
-MAX_PENDING_OUTCOMES = 100_000
 
 
 @dataclass(frozen=True)
@@ -142,8 +143,8 @@ class UnitTestEnvironment(EnvironmentInterface):
             self._outcomes.clear()
         metrics = verification_metrics(outcomes)
         if "message_log" in batch:
-            texts = [_assistant_text(log) for log in batch["message_log"]]
-            metrics.update(response_metrics(texts, _truncation_flags(batch)))
+            texts = [assistant_text(log) for log in batch["message_log"]]
+            metrics.update(response_metrics(texts, truncation_flags(batch)))
         return batch, metrics
 
     def shutdown(self) -> None:
@@ -226,7 +227,7 @@ CodeUnitTestEnvironment = ray.remote(max_restarts=-1, max_task_retries=-1, max_c
 
 def _read_sample(message_log: Any, info: Any) -> _Sample:
     """The sample's completion, problem and episode state; never raises."""
-    completion = _last_assistant_content(message_log)
+    completion = last_assistant_content(message_log)
     if isinstance(info, str):
         try:
             info = json.loads(info)
@@ -252,37 +253,10 @@ def _read_sample(message_log: Any, info: Any) -> _Sample:
     return _Sample(info, completion, problem, turns_done, float(episode_reward), None)
 
 
-def _last_assistant_content(message_log: Any) -> str:
-    if not isinstance(message_log, Sequence) or isinstance(message_log, str):
-        return ""
-    for message in reversed(message_log):
-        if isinstance(message, Mapping) and message.get("role") == "assistant":
-            return str(message.get("content", ""))
-    return ""
-
-
-def _assistant_text(message_log: Any) -> str:
-    if not isinstance(message_log, Sequence) or isinstance(message_log, str):
-        return ""
-    return "\n".join(
-        str(message.get("content", ""))
-        for message in message_log
-        if isinstance(message, Mapping) and message.get("role") == "assistant"
-    )
-
-
-def _truncation_flags(batch: Any) -> list[bool] | None:
-    if "truncated" in batch:
-        return [bool(flag) for flag in batch["truncated"]]
-    if "is_end" in batch:
-        return [not bool(flag) for flag in batch["is_end"]]
-    return None
-
-
 def _summary(verification: Verification) -> str:
     """A short closing observation: NeMo RL appends it to the conversation (it is not trained on)."""
     if verification.infra_fault:
-        return "Environment: verification failed (sandbox fault); reward 0."
+        return "Environment: verification failed (sandbox fault); not scored as a failure."
     if not verification.format_ok:
         return "Environment: no code found."
     if verification.passed:

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nemo_code_rl.problems import ID_FIELDS, Problem, ProblemFormatError, parse_problem
+from nemo_code_rl.processors.datum import chat_datum
 from nemo_code_rl.processors.env_info import env_info_for_problem
 
 # The column ``to_dataset_rows`` stores a canonical problem in, as JSON text.
@@ -25,8 +26,6 @@ ENCODED_PROBLEM_COLUMN = "code_problem_json"
 GYM_ROW_COLUMN = "extra_env_info"
 # Columns NeMo RL's datasets add to every row; never part of a problem.
 _DATASET_COLUMNS = ("task_name",)
-# NeMo RL cuts an over-long prompt to at most this many tokens per message before masking it.
-_TRUNCATED_TOKENS = 4
 
 
 def code_unit_tests_processor(
@@ -53,30 +52,8 @@ def code_unit_tests_processor(
     """
     problem = problem_from_datum(datum_dict, idx)
     messages = prompt_messages(problem, task_data_spec)
-    text = tokenizer.apply_chat_template(
-        messages, tokenize=False, add_generation_prompt=True, add_special_tokens=False
-    )
-    token_ids = tokenizer(text, return_tensors="pt", add_special_tokens=False)["input_ids"][0]
-    message_log: list[dict[str, Any]] = [{"role": "user", "content": text, "token_ids": token_ids}]
-    length = sum(len(message["token_ids"]) for message in message_log)
-    loss_multiplier = 1.0
-    if max_seq_length is not None and length >= max_seq_length:
-        for message in message_log:
-            message["token_ids"] = message["token_ids"][
-                : min(_TRUNCATED_TOKENS, max_seq_length // len(message_log))
-            ]
-        loss_multiplier = 0.0
-    output: dict[str, Any] = {
-        "message_log": message_log,
-        "length": length,
-        "extra_env_info": env_info_for_problem(problem),
-        "loss_multiplier": loss_multiplier,
-        "idx": idx,
-    }
-    task_name = datum_dict.get("task_name") or getattr(task_data_spec, "task_name", None)
-    if task_name:
-        output["task_name"] = task_name
-    return output
+    extra = env_info_for_problem(problem)
+    return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
 
 
 def problem_from_datum(datum_dict: Mapping[str, Any], idx: int) -> Problem:
