@@ -14,6 +14,7 @@ from nemo_code_rl.engine import (
     Program,
     Verdict,
 )
+from nemo_code_rl.registration import register
 
 __version__ = "0.1.0"
 
@@ -26,4 +27,5 @@ __all__ = [
     "Program",
     "Verdict",
     "__version__",
+    "register",
 ]

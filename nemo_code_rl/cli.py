@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from nemo_code_rl import plotting_cli
+from nemo_code_rl.arc import cli as arc_cli
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.extraction import ExtractionConfig
@@ -19,8 +20,9 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     parser = sub.add_parser(
         "score",
         help="score completions against problems' unit tests",
-        description="Score COMPLETIONS.jsonl rows {id, completion} against PROBLEMS.jsonl. With no files, "
-        "scores the embedded default: HumanEval's canonical solutions and a few wrong answers.",
+        description="Score COMPLETIONS.jsonl rows {id, completion} against PROBLEMS.jsonl (unit-test "
+        "problems, or ARC tasks, detected from the file). With no files, scores the embedded default: "
+        "HumanEval's canonical solutions and a few wrong answers.",
     )
     parser.add_argument(
         "problems", nargs="?", help="problems file (.jsonl, .json or .parquet; format auto-detected)"
@@ -71,6 +73,19 @@ def _score(args: argparse.Namespace) -> int:
         completions = scoring.number_completions(rows)
         output = Path(args.output or "humaneval_default.results.jsonl")
     else:
+        handled = arc_cli.score_rows_if_arc(
+            args.problems,
+            args.completions,
+            args.output,
+            workers=args.workers,
+            isolation=args.isolation,
+            extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
+            timeout_s=args.timeout,
+            memory_mb=args.memory_mb,
+            quiet=args.quiet,
+        )
+        if handled is not None:
+            return handled
         problems = scoring.load_problem_file(args.problems)
         completions = scoring.read_completions(args.completions)
         output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
@@ -123,6 +138,7 @@ def build_parser() -> argparse.ArgumentParser:
     _score_parser(sub)
     _bench_parser(sub)
     plotting_cli.add_subcommand(sub)
+    arc_cli.add_subcommands(sub)
     return parser
 
 

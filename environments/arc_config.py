@@ -1,0 +1,88 @@
+"""The typed, validated form of the ``env.arc_programs`` config dict NeMo RL hands the ARC environment.
+
+As for the unit-test environment, every key is checked at every level, and an unknown one is an
+error that suggests the right one: NeMo RL passes the dict through unchecked, and a misspelled
+key silently falling back to a default would train on the wrong reward.
+
+Keys (defaults in brackets):
+    workers [None], isolation ["full"], max_rollout_turns [1], tokenizer [None]: as for the
+        unit-test environment (``nemo_code_rl.environments.config``); above one turn, a program
+        that fails a train pair is told which pairs failed and where the first wrong grid differs.
+    feedback_template [``DEFAULT_ARC_FEEDBACK_TEMPLATE``]: the feedback turn's text; ``{feedback}``
+        is replaced by the report.
+    extraction [fenced]: ``mode``, ``pattern``, ``strip_think`` (``nemo_code_rl.extraction``).
+    execution: ``function_name`` ["transform"], ``input_type`` ["list"; or "numpy"], ``preamble``
+        [""], ``helper`` [None; a .py file or package folder importable in the sandbox],
+        ``timeout_s`` [2.0 per grid], ``limits`` (``memory_bytes``, ``output_bytes``,
+        ``file_bytes``, ``processes``, ``cpu_s``).
+    reward: ``mode`` ["shaped"; or "binary"], ``no_code`` [-1], ``no_valid_output`` [0],
+        ``valid_output`` [1], ``correct_weight`` [8], ``pixel_weight`` [1].
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from nemo_code_rl.arc.verifier import ArcVerifierConfig
+from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.environments.config import CodeEnvConfig, TokenizerSettings
+
+ARC_ENV_NAME = "arc_programs"
+ARC_ENV_FQN = "nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment"
+DEFAULT_ARC_FEEDBACK_TEMPLATE = (
+    "Your program does not solve the training examples yet.\n\n{feedback}\n\n"
+    "Fix it and reply with the complete corrected program in a single ```python code block."
+)
+
+
+@dataclass(frozen=True)
+class ArcEnvConfig:
+    """The ARC environment's settings; build it with ``ArcEnvConfig.from_dict`` (see the module doc)."""
+
+    verifier: ArcVerifierConfig = field(default_factory=ArcVerifierConfig)
+    workers: int | None = None
+    isolation: str = "full"
+    max_rollout_turns: int = 1
+    tokenizer: TokenizerSettings | None = None
+    feedback_template: str = DEFAULT_ARC_FEEDBACK_TEMPLATE
+
+    def __post_init__(self) -> None:
+        # The episode settings mean what they mean for the unit-test environment, so its config
+        # class checks them: both environments accept exactly the same values.
+        CodeEnvConfig(
+            workers=self.workers,
+            isolation=self.isolation,
+            max_rollout_turns=self.max_rollout_turns,
+            tokenizer=self.tokenizer,
+            feedback_template=self.feedback_template,
+        )
+
+    @property
+    def multi_turn(self) -> bool:
+        return self.max_rollout_turns > 1
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "env") -> ArcEnvConfig:
+        """Validate the ``env.arc_programs`` dict; any unknown key, at any level, is a ``ConfigError``.
+
+        >>> ArcEnvConfig.from_dict({"execution": {"function_name": "main"}}).verifier.execution.function_name
+        'main'
+        >>> ArcEnvConfig.from_dict({"rewards": {}})  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        nemo_code_rl.config_keys.ConfigError: unknown key 'rewards' in env; did you mean 'reward'? ...
+        """
+        data = dict(data or {})
+        own = [f.name for f in fields(cls) if f.name != "verifier"]
+        check_keys(data, [*own, *(f.name for f in fields(ArcVerifierConfig))], where)
+        settings = {key: data.pop(key) for key in own if key in data}
+        if settings.get("tokenizer") is not None:
+            settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
+        try:
+            return cls(verifier=ArcVerifierConfig.from_dict(data, where), **settings)
+        except ConfigError:
+            raise
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"invalid {where}: {error}") from error

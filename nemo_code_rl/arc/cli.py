@@ -1,0 +1,143 @@
+"""ARC parts of the ``nemo-code-rl`` command: scoring ARC completions, and Kaggle submissions.
+
+``nemo-code-rl score`` hands a problems source over to ``score_rows_if_arc`` first; it scores the
+completions when the source holds ARC tasks and answers ``None`` otherwise.
+
+``nemo-code-rl arc-submission RESULTS.jsonl [-o submission.json] [--validate CHALLENGES.json]``
+writes a Kaggle submission from scored ARC completions; with ``--validate`` the submission covers
+exactly the challenges' tasks (placeholders where nothing was predicted) and is checked against
+them. ``nemo-code-rl arc-submission SUBMISSION.json --validate CHALLENGES.json`` only checks an
+existing submission. Defects are listed on stderr and the exit status is 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+from nemo_code_rl.engine import Limits
+from nemo_code_rl.extraction import ExtractionConfig
+from nemo_code_rl.problems import ProblemFormatError
+
+MAX_LISTED_ERRORS = 50
+
+
+def score_rows_if_arc(
+    problems: str,
+    completions: str,
+    output: str | None = None,
+    *,
+    workers: int | None = None,
+    isolation: str = "full",
+    extraction: ExtractionConfig | None = None,
+    timeout_s: float = 2.0,
+    memory_mb: int | None = None,
+    quiet: bool = False,
+) -> int | None:
+    """Score ``completions`` against the ARC tasks in ``problems``; ``None`` when they are not ARC.
+
+    Writes the RESULTS rows (default ``<completions stem>.results.jsonl``), prints the ARC table
+    and returns the exit status. ``timeout_s`` is the time limit per grid.
+    """
+    from nemo_code_rl import scoring
+    from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
+    from nemo_code_rl.arc.execution import ArcExecutionConfig
+    from nemo_code_rl.arc.scoring import format_arc_summary, score_arc, summarize_arc
+    from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
+    from nemo_code_rl.progress import progress_bar
+
+    if not is_arc_source(problems):
+        return None
+    tasks = load_arc_tasks(problems)
+    rows = scoring.read_completions(completions)
+    limits = Limits() if memory_mb is None else Limits(memory_bytes=memory_mb * 2**20)
+    config = ArcVerifierConfig(
+        extraction=extraction or ExtractionConfig(),
+        execution=ArcExecutionConfig(timeout_s=timeout_s, limits=limits),
+    )
+    destination = Path(output) if output else scoring.default_results_path(completions)
+    update, close = progress_bar("scoring ARC", enabled=not quiet)
+    with ArcVerifier(config, workers=workers, isolation=isolation) as verifier:
+        try:
+            results = score_arc(tasks, rows, verifier, progress=update)
+        finally:
+            close()
+    scoring.write_results(results, destination)
+    sys.stdout.write(format_arc_summary(summarize_arc(results, tasks)) + f"\nresults: {destination}\n")
+    return 0
+
+
+def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
+    """Add ``arc-submission`` to the ``nemo-code-rl`` command's subcommands."""
+    parser = subparsers.add_parser(
+        "arc-submission",
+        help="write (and check) a Kaggle ARC Prize submission from scored ARC completions",
+        description="Write a Kaggle submission.json from the RESULTS.jsonl of `nemo-code-rl score` on ARC "
+        "tasks: two attempts per test input, chosen by train accuracy, then by votes among identical "
+        "predictions. Given a .json submission instead, only check it (needs --validate).",
+    )
+    parser.add_argument(
+        "results", help="RESULTS.jsonl of scored ARC completions, or a submission .json to check"
+    )
+    parser.add_argument("-o", "--output", default="submission.json", help="where to write the submission")
+    parser.add_argument(
+        "--validate",
+        metavar="CHALLENGES",
+        help="a Kaggle *_challenges.json (or any ARC source): cover exactly its tasks, check the submission",
+    )
+    parser.set_defaults(handler=run_submission)
+
+
+def run_submission(args: argparse.Namespace) -> int:
+    """The ``arc-submission`` command (see the module doc)."""
+    from nemo_code_rl.arc.data import load_arc_tasks, read_json
+    from nemo_code_rl.arc.submission import build_submission, validate_submission
+
+    tasks = load_arc_tasks(args.validate) if args.validate else None
+    source = Path(args.results)
+    if source.suffix == ".json":
+        if tasks is None:
+            raise SystemExit(
+                "nemo-code-rl arc-submission: checking a submission .json needs --validate CHALLENGES"
+            )
+        return _report(validate_submission(read_json(source), tasks), source)
+    submission = build_submission(_read_results(source), tasks)
+    with open(args.output, "w", encoding="utf-8") as handle:
+        json.dump(submission, handle)
+    sys.stdout.write(f"submission: {args.output} ({len(submission)} tasks)\n")
+    return _report(validate_submission(submission, tasks), Path(args.output)) if tasks is not None else 0
+
+
+def _report(errors: list[str], path: Path) -> int:
+    if not errors:
+        sys.stdout.write(f"{path}: valid\n")
+        return 0
+    listed = errors[:MAX_LISTED_ERRORS]
+    more = f"\n... and {len(errors) - len(listed)} more" if len(errors) > len(listed) else ""
+    sys.stderr.write(
+        f"{path}: {len(errors)} problem(s):\n" + "\n".join(f"  {e}" for e in listed) + more + "\n"
+    )
+    return 1
+
+
+def _read_results(path: Path) -> list[dict[str, Any]]:
+    rows = []
+    with open(path, encoding="utf-8") as handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except ValueError as error:
+                raise ProblemFormatError(
+                    f"not valid JSON ({error})", location=f"{path}: line {number}"
+                ) from None
+            if not isinstance(row, dict) or "id" not in row:
+                raise ProblemFormatError(
+                    'expected a RESULTS row with "id"', location=f"{path}: line {number}"
+                )
+            rows.append(row)
+    return rows

