@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
+import omegaconf
 import yaml
 from omegaconf import DictConfig, ListConfig, OmegaConf, open_dict
 from omegaconf.errors import OmegaConfBaseException
@@ -181,10 +182,16 @@ def load_resolved(name_or_path: str, overrides: Sequence[str] = ()) -> tuple[Pat
 
 
 def register_resolvers() -> None:
-    """NeMo RL's interpolation resolvers (``${mul:a,b}`` ...), registered once per process."""
+    """NeMo RL's interpolation resolvers (``${mul:a,b}`` ...), registered once per process.
+
+    OmegaConf 2.4 renamed ``register_new_resolver`` to ``register_resolver`` (and warns on the old
+    name), while in 2.3 ``register_resolver`` is the legacy API with other semantics.
+    """
+    major, minor = (int(part) for part in omegaconf.__version__.split(".")[:2])
+    register = OmegaConf.register_resolver if (major, minor) >= (2, 4) else OmegaConf.register_new_resolver
     for name, function in _RESOLVERS.items():
         if not OmegaConf.has_resolver(name):
-            OmegaConf.register_new_resolver(name, function)
+            register(name, function)
 
 
 def _merge_with_override(base: DictConfig, child: DictConfig) -> DictConfig:
