@@ -12,7 +12,7 @@ from nemo_code_rl.arc import cli as arc_cli
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.extraction import ExtractionConfig
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.problems import ProblemFormatError, load_problems
 from nemo_code_rl.rewards import RewardConfig
 
 
@@ -86,7 +86,7 @@ def _score(args: argparse.Namespace) -> int:
         )
         if handled is not None:
             return handled
-        problems = scoring.load_problem_file(args.problems)
+        problems = load_problems(args.problems)
         completions = scoring.read_completions(args.completions)
         output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
     checkers = {}

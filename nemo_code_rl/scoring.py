@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.problems import Problem, load_problems
+from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import REWARD_VERSION
 from nemo_code_rl.verification import Verifier
 
@@ -134,7 +134,3 @@ def write_results(rows: Iterable[Mapping[str, Any]], path: str | Path) -> None:
 def default_results_path(completions_path: str | Path) -> Path:
     path = Path(completions_path)
     return path.with_name(f"{path.stem}.results.jsonl")
-
-
-def load_problem_file(path: str | Path) -> list[Problem]:
-    return load_problems(path)

@@ -443,7 +443,7 @@ def execute(
         try:
             job["code"] = runner.compile_source(job["source"])
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), RecursionError, ...
-            return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.compile_error(exc))] * count
+            return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.error_line(exc))] * count
         index = 0
         while index < count:
             stop = index + 1 if job["strict"] else count

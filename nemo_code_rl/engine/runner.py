@@ -64,7 +64,8 @@ def _new_stderr() -> io.TextIOWrapper:
     )
 
 
-def _last_line(exc: BaseException) -> str:
+def error_line(exc: BaseException) -> str:
+    """The last line of the exception's traceback, as a verdict's one-line error."""
     text = "".join(traceback.format_exception_only(type(exc), exc)).strip().splitlines()
     return (text[-1] if text else type(exc).__name__)[:_ERROR_CHARS]
 
@@ -182,10 +183,10 @@ def _run_one(
         if exit_code != 0:
             status, error = "error", f"exit status {exit_code}"
     except MemoryError as exc:
-        status, exit_code, error = "memory", 1, _last_line(exc)
+        status, exit_code, error = "memory", 1, error_line(exc)
         _print_traceback(exc)
     except BaseException as exc:  # noqa: BLE001 - anything the program raises is its verdict
-        status, exit_code, error = "error", 1, _last_line(exc)
+        status, exit_code, error = "error", 1, error_line(exc)
         _print_traceback(exc)
     try:
         _finish_interpreter_duties()
@@ -193,7 +194,7 @@ def _run_one(
         exit_code = _exit_status(exc)
     except BaseException as exc:  # noqa: BLE001
         if status == "ok":
-            status, exit_code, error = "error", 1, _last_line(exc)
+            status, exit_code, error = "error", 1, error_line(exc)
     sys.setrecursionlimit(recursion_limit)
     threading.stack_size(0)
     wall = time.perf_counter() - began
@@ -225,10 +226,6 @@ def compile_source(source: str) -> CodeType:
     if len(source) > MAX_SOURCE_CHARS:
         raise SyntaxError(f"program too large: {len(source)} characters (at most {MAX_SOURCE_CHARS})")
     return compile(source, FILENAME, "exec", dont_inherit=True)
-
-
-def compile_error(exc: BaseException) -> str:
-    return _last_line(exc)
 
 
 def run_program(

@@ -26,25 +26,6 @@ def write_frame(fd: int, obj: Any) -> None:
         view = view[written:]
 
 
-def _read_exact(fd: int, size: int) -> bytes | None:
-    chunks = bytearray()
-    while len(chunks) < size:
-        chunk = os.read(fd, min(size - len(chunks), 1 << 20))
-        if not chunk:
-            return None
-        chunks += chunk
-    return bytes(chunks)
-
-
-def read_frame(fd: int) -> Any:
-    """Block for one frame; ``None`` at end of file."""
-    header = _read_exact(fd, _HEADER.size)
-    if header is None:
-        return None
-    body = _read_exact(fd, _HEADER.unpack(header)[0])
-    return None if body is None else pickle.loads(body)
-
-
 class FrameReader:
     """Reassembles frames from non-blocking reads."""
 
