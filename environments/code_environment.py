@@ -107,7 +107,7 @@ class UnitTestEnvironment(EnvironmentInterface):
         if jobs:
             try:
                 verifications = list(self._coalescer.submit(jobs))
-            except Exception as error:  # the whole batch is lost; rewards 0, flagged, never raised
+            except Exception as error:  # the whole batch is lost; flagged, never raised
                 logger.exception("verification of a batch of %d samples failed", len(jobs))
                 fault = f"verification failed: {type(error).__name__}: {error}"
         found = iter(verifications)
