@@ -5,9 +5,10 @@ error that suggests the right one: NeMo RL passes the dict through unchecked, an
 key silently falling back to a default would train on the wrong reward.
 
 Keys (defaults in brackets):
-    workers [None], isolation ["full"], max_rollout_turns [1], tokenizer [None]: as for the
-        unit-test environment (``nemo_code_rl.environments.config``); above one turn, a program
-        that fails a train pair is told which pairs failed and where the first wrong grid differs.
+    workers [None], isolation ["full"], max_rollout_turns [1], tokenizer [None], metrics_jsonl
+        [None]: as for the unit-test environment (``nemo_code_rl.environments.config``); above
+        one turn, a program that fails a train pair is told which pairs failed and where the
+        first wrong grid differs.
     feedback_template [``DEFAULT_ARC_FEEDBACK_TEMPLATE``]: the feedback turn's text; ``{feedback}``
         is replaced by the report.
     extraction [fenced]: ``mode``, ``pattern``, ``strip_think`` (``nemo_code_rl.extraction``).
@@ -47,6 +48,7 @@ class ArcEnvConfig:
     max_rollout_turns: int = 1
     tokenizer: TokenizerSettings | None = None
     feedback_template: str = DEFAULT_ARC_FEEDBACK_TEMPLATE
+    metrics_jsonl: str | None = None
 
     def __post_init__(self) -> None:
         # The episode settings mean what they mean for the unit-test environment, so its config
@@ -57,6 +59,7 @@ class ArcEnvConfig:
             max_rollout_turns=self.max_rollout_turns,
             tokenizer=self.tokenizer,
             feedback_template=self.feedback_template,
+            metrics_jsonl=self.metrics_jsonl,
         )
 
     @property

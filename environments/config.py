@@ -16,6 +16,10 @@ Keys (defaults in brackets):
         required when ``max_rollout_turns > 1``, to write feedback turns in the model's chat format.
     feedback_template [see ``DEFAULT_FEEDBACK_TEMPLATE``]: the feedback turn's text; ``{feedback}``
         is replaced by the verifier's report of the first failing test.
+    metrics_jsonl [None]: a file to which every ``step`` appends one JSON line of the step's
+        metrics (``{"step": n, "pass_rate": ...}``, n counting the environment's steps), for
+        ``nemo-code-rl plot``: NeMo RL never asks the environment for its metrics. Parent folders
+        are created; a failed write is a warning, never an error.
     verifier keys, passed to ``VerifierConfig.from_dict``: ``extraction``, ``comparison``,
         ``values``, ``reward`` (``mode`` and shaped ``weights``), ``early_exit``, ``max_tests``,
         ``timeout_s``, ``use_data_time_limits``, ``time_limit_factor``, ``limits`` (
@@ -103,6 +107,7 @@ class CodeEnvConfig:
     max_rollout_turns: int = 1
     tokenizer: TokenizerSettings | None = None
     feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE
+    metrics_jsonl: str | None = None
 
     def __post_init__(self) -> None:
         if self.workers is not None and (
@@ -121,6 +126,10 @@ class CodeEnvConfig:
             )
         if not isinstance(self.feedback_template, str) or FEEDBACK_PLACEHOLDER not in self.feedback_template:
             raise ConfigError(f"feedback_template must be a string containing {FEEDBACK_PLACEHOLDER}")
+        if self.metrics_jsonl is not None and (
+            not isinstance(self.metrics_jsonl, str) or not self.metrics_jsonl
+        ):
+            raise ConfigError(f"metrics_jsonl must be a file path or null, got {self.metrics_jsonl!r}")
 
     @property
     def multi_turn(self) -> bool:

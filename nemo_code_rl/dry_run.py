@@ -868,6 +868,7 @@ class DryRun:
                 self._write(f"env {name}: not run: its feedback turns need the {note}")
                 return
         section["workers"] = min(2, section.get("workers") or 2)  # a few rows need no more
+        section.pop("metrics_jsonl", None)  # a check must not append rows to the run's metrics
         try:
             environment = resolve(component.environment).__ray_actor_class__(section)
         except Exception as error:  # the sandbox may be unavailable on this host only

@@ -11,14 +11,20 @@ it, so the environment's metrics are found under whatever prefix the trainer log
 - NeMo RL's ``Logger`` writes TensorBoard scalars under ``<logger.log_dir>/tensorboard`` with
   ``train/`` (``reward``, and the rollout's ``truncation_rate``, ``mean_gen_tokens_per_sample``,
   ``max_gen_tokens_per_sample``) and ``validation/`` (``accuracy``, ``avg_length``) prefixes;
-- the code environment's metrics (``environments/metrics.py``; NeMo RL itself never asks the
-  environment for them, so the trainer logs them under a prefix of its own): ``pass_rate``,
+- the code environment's metrics (``environments/metrics.py``): ``pass_rate``,
   ``first_turn_pass_rate``, ``episode_pass_rate``, ``mean_reward``, ``response_chars_mean``,
   ``response_chars_max``, ``truncation_rate``, ``unclosed_fence_rate``, ``repetition_rate``,
-  ``max_ngram_coverage_mean``;
-- or a metrics JSONL: one object per line with a ``step`` (or ``global_step``, ``_step``,
+  ``max_ngram_coverage_mean``, and the verification rates (``ran_without_error_rate``,
+  ``infra_fault_rate``, ``uniform_reward_group_rate``, ``solved_problem_rate``). NeMo RL itself
+  never asks the environment for them: a trainer of our own logs them under a prefix, or the
+  environment writes them to its ``metrics_jsonl`` (``environments/metrics_log.py``), one row
+  per environment step; validation batches, feedback turns and asynchronous rollouts' per-sample
+  calls are steps too, so that axis runs ahead of the trainer's;
+- metrics JSONL files: one object per line with a ``step`` (or ``global_step``, ``_step``,
   ``total_steps``) and scalar metrics, flat (``"train/reward"``) or nested (``{"train":
-  {"reward": ...}}``, read as ``train/reward``).
+  {"reward": ...}}``, read as ``train/reward``). They are read beside the event files, so the
+  environment's file in the log folder adds its series to the trainer's (where both log a tag,
+  the event files' values are kept).
 """
 
 from __future__ import annotations
@@ -115,6 +121,22 @@ PANELS = (
         ),
         unit_interval=True,
     ),
+    Panel(
+        "verification",
+        "Verification",
+        (
+            TagGroup(
+                "fraction of samples (problems: solved)",
+                (
+                    "ran_without_error_rate",
+                    "infra_fault_rate",
+                    "uniform_reward_group_rate",
+                    "solved_problem_rate",
+                ),
+            ),
+        ),
+        unit_interval=True,
+    ),
 )
 
 
@@ -174,12 +196,14 @@ def default_out_dir(run_path: str | Path) -> Path:
 
 
 def load_scalars(run_path: str | Path) -> Scalars:
-    """Every scalar series of one run: from TensorBoard event files if any, else metrics JSONL.
+    """Every scalar series of one run: from its TensorBoard event files and its metrics JSONL.
 
-    Event files (or JSONL files) are grouped by folder, one folder being one run; files of one
+    Event files (and JSONL files) are grouped by folder, one folder being one run; files of one
     folder are merged, as a resumed run appends a new one. Scalars in several folders mean
     several runs (say ``logs/`` holding ``exp_001`` and ``exp_002``), and mixing them would draw
-    nonsense, so that is an error naming them.
+    nonsense, so that is an error naming them. The event files and the JSONL files may lie in
+    different folders (NeMo RL's under ``tensorboard/``, the environment's beside it); a tag
+    both log is taken from the event files.
     """
     path = Path(run_path)
     if not path.exists():
@@ -191,10 +215,12 @@ def load_scalars(run_path: str | Path) -> Scalars:
             return _read_jsonl_files([path])
         raise ValueError(f"{path} is neither a TensorBoard event file nor a .jsonl file")
     event_files = sorted(path.rglob(EVENT_FILE_GLOB))
-    found = _one_run(path, _by_folder(event_files), _read_event_files)
-    if not found:
-        jsonl_files = sorted(p for p in path.rglob("*.jsonl") if not SAMPLE_DUMP.match(p.name))
-        found = _one_run(path, _by_folder(jsonl_files), _read_jsonl_files)
+    jsonl_files = sorted(p for p in path.rglob("*.jsonl") if not SAMPLE_DUMP.match(p.name))
+    merged = {
+        **_one_run(path, _by_folder(jsonl_files), _read_jsonl_files),
+        **_one_run(path, _by_folder(event_files), _read_event_files),
+    }
+    found = dict(sorted(merged.items()))
     if not found:
         raise ValueError(
             f"no training metrics under {path}: expected TensorBoard event files ({EVENT_FILE_GLOB}; NeMo RL "

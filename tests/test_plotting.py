@@ -21,6 +21,7 @@ from matplotlib.image import imread  # noqa: E402
 from tensorboard.summary import Writer  # noqa: E402
 
 from nemo_code_rl import plotting_cli  # noqa: E402
+from nemo_code_rl.environments.metrics_log import MetricsLog  # noqa: E402
 from nemo_code_rl.plotting import detect_collapse, find_rise, load_scalars, plot_run  # noqa: E402
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -168,6 +169,29 @@ def test_jsonl_metrics(tmp_path):
     assert not any(tag.startswith(("content", "rewards", "id")) for tag in scalars)
     assert [signal.step for signal in detect_collapse(scalars)] == [ONSET, REPETITION_ONSET]
     assert_valid_pngs(plot_run(run / "metrics.jsonl"), PANEL_FILES)
+
+
+def test_environment_metrics_jsonl_beside_nemo_rl_event_files(tmp_path):
+    """The shipped configs' layout: NeMo RL's event files in ``exp_001/tensorboard``, the
+    environment's ``metrics_jsonl`` in the log folder above it; both are read, as one run."""
+    log_dir = tmp_path / "logs" / "grpo_code_2gpu"
+    run = synthetic_run()
+    write_with_tensorboard(
+        log_dir / "exp_001" / "tensorboard",
+        {tag: v for tag, v in run.items() if not tag.startswith("train/env/")},
+    )
+    env_log = MetricsLog(log_dir / "env_metrics.jsonl")
+    for _, row in sorted(_rows_by_step(run).items()):
+        env_log.append(
+            {tag.removeprefix("train/env/"): v for tag, v in row.items() if tag.startswith("train/env/")}
+        )
+
+    scalars = load_scalars(log_dir)
+
+    assert len(scalars["train/reward"]) == STEPS and len(scalars["pass_rate"]) == STEPS
+    assert scalars["repetition_rate"][0][0] == 0  # the environment counts its steps from 0
+    assert [signal.tag for signal in detect_collapse(scalars)] == ["train/truncation_rate", "repetition_rate"]
+    assert_valid_pngs(plot_run(log_dir), PANEL_FILES)
 
 
 def test_missing_panels_are_left_out_and_reported(tmp_path, capsys):

@@ -95,6 +95,26 @@ def test_feedback_turn_then_a_fixed_program(arc1, tokenizer_config) -> None:
         environment.shutdown()
 
 
+def test_metrics_jsonl_rows_reach_the_plots(arc1, tmp_path) -> None:
+    plotting = pytest.importorskip("nemo_code_rl.plotting", reason="the plot extra is not installed")
+    run = tmp_path / "logs" / "grpo_arc"
+    environment = ArcProgramEnvironment({**ENV_CONFIG, "metrics_jsonl": str(run / "env_metrics.jsonl")})
+    info = env_info_for_task(arc1[ROT180])
+    try:
+        for program in (IDENTITY, completion(CORRECT_PROGRAMS[ROT180])):
+            environment.step([conversation(program), conversation(IDENTITY)], [info, info])
+    finally:
+        environment.shutdown()
+
+    rows = [json.loads(line) for line in (run / "env_metrics.jsonl").read_text().splitlines()]
+    assert [(row["step"], row["arc/train_pass_rate"], row["pass_rate"]) for row in rows] == [
+        (0, 0.0, 0.0),
+        (1, 0.5, 0.5),
+    ]
+    scalars = plotting.load_scalars(run)
+    assert scalars["arc/train_pass_rate"] == [(0, 0.0), (1, 0.5)] and len(scalars["mean_reward"]) == 2
+
+
 def test_config_is_validated_at_start() -> None:
     with pytest.raises(ConfigError, match="did you mean 'execution'"):
         ArcProgramEnvironment({"executions": {}})

@@ -78,6 +78,7 @@ def test_every_level_is_read() -> None:
         ({"reward": {"mod": "fraction"}}, "mod", "mode"),
         ({"reward": {"mode": "shaped", "weights": {"format": 1.0}}}, "format", "format_ok"),
         ({"comparison": {"abs_tolerance": 0.1}}, "abs_tolerance", "abs_tol"),
+        ({"metrics_json": "env.jsonl"}, "metrics_json", "metrics_jsonl"),
         (
             {"max_rollout_turns": 2, "tokenizer": {"name": "m", "chat_templat": "x"}},
             "chat_templat",
@@ -102,6 +103,8 @@ def test_unknown_keys_suggest_the_right_one(data: dict, wrong: str, suggestion: 
         ({"timeout_s": -1}, "must be positive"),
         ({"limits": {"memory_bytes": 1}}, "memory_bytes must be at least"),
         ({"tokenizer": {"chat_template": "x"}}, "tokenizer.name must be"),
+        ({"metrics_jsonl": 3}, "metrics_jsonl must be a file path or null"),
+        ({"metrics_jsonl": ""}, "metrics_jsonl must be a file path or null"),
     ],
 )
 def test_bad_values_are_errors(data: dict, message: str) -> None:
@@ -116,3 +119,15 @@ def test_the_environment_validates_before_starting_anything() -> None:
 
     with pytest.raises(ConfigError, match="did you mean 'max_tests'"):
         UnitTestEnvironment({"max_test": 4})
+
+
+@pytest.mark.parametrize("name", ["grpo_code_2gpu", "grpo_code_8gpu", "grpo_code_multiturn_8gpu"])
+def test_shipped_code_configs_write_env_metrics_into_the_log_folder(name: str) -> None:
+    pytest.importorskip("omegaconf", reason="config loading needs omegaconf: pip install omegaconf")
+    from nemo_code_rl.config_loading import load_resolved
+
+    config = load_resolved(name)[1]
+    section = config["env"]["code_unit_tests"]
+    assert (
+        CodeEnvConfig.from_dict(section).metrics_jsonl == f"{config['logger']['log_dir']}/env_metrics.jsonl"
+    )
