@@ -250,19 +250,31 @@ class Verifier:
     def verify_batch(
         self, items: Sequence[tuple[Problem, str]], progress: Callable[[int, int], None] | None = None
     ) -> list[Verification]:
-        """Verify every (problem, completion) pair; one result per pair, in order."""
+        """Verify every (problem, completion) pair; one result per pair, in order.
+
+        The same code for the same problem object runs once: GRPO groups repeat answers (more so
+        as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
+        sandbox time of its own.
+        """
         verifications: list[Verification | None] = [None] * len(items)
-        jobs: list[_Job] = []
+        jobs: dict[tuple[int, str], _Job] = {}
+        repeats: list[tuple[int, _Job]] = []
         for index, (problem, completion) in enumerate(items):
             code, reason = candidate_code(problem, completion, self.config.extraction)
             if code is None:
                 verifications[index] = self._format_failure(problem, reason)
+            elif (id(problem), code) in jobs:
+                repeats.append((index, jobs[id(problem), code]))
             else:
-                jobs.append(_Job(index, problem, code, selected_tests(problem, self.config.max_tests)))
-        self._run(jobs, progress)
-        self._run_checkers(jobs)
-        for job in jobs:
+                tests = selected_tests(problem, self.config.max_tests)
+                jobs[id(problem), code] = _Job(index, problem, code, tests)
+        unique = list(jobs.values())
+        self._run(unique, progress)
+        self._run_checkers(unique)
+        for job in unique:
             verifications[job.index] = self._verification(job)
+        for index, job in repeats:
+            verifications[index] = replace(verifications[job.index], execution_s=0.0, timeout_lost_s=0.0)
         return [v for v in verifications if v is not None]
 
     def _limits(self, problem: Problem) -> Limits:

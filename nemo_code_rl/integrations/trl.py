@@ -1,0 +1,321 @@
+"""Reward functions for TRL's ``GRPOTrainer``, backed by the sandboxed engine.
+
+TRL calls a reward function once per generation batch with ``prompts``, ``completions`` and every
+dataset column (except ``prompt``) as keyword lists, plus ``trainer_state``, ``log_extra`` and
+``log_metric``. ``UnitTestReward`` and ``ArcProgramReward`` are such callables: they rebuild each
+sample's dataset row from the columns, judge the whole batch in one engine call, and report the
+verdicts through ``log_metric`` (averaged into TRL's logs under ``<name>/...``) and ``log_extra``
+(a ``<name>_verdict`` column in TRL's completions table).
+
+Rows: ``trl_rows`` / ``arc_trl_rows`` write TRL-ready rows (a chat ``prompt`` plus the problem as
+JSON text); any row the NeMo RL processors accept works too, as long as it does not need its
+``prompt`` column (TRL keeps that one to itself).
+
+A sample that cannot be judged never gets a made-up score. An infrastructure fault (a lost
+sandbox worker) gets the mean reward of the same problem's judged samples in the batch, so its GRPO
+advantage is about 0; a malformed row gets 0 for all of its samples (a uniform group teaches
+nothing) and is logged once with the reason. Both are counted in the metrics.
+
+Example::
+
+    from trl import GRPOConfig, GRPOTrainer
+    from nemo_code_rl.integrations.trl import UnitTestReward, trl_rows
+
+    reward = UnitTestReward({"timeout_s": 2.0, "early_exit": True})
+    trainer = GRPOTrainer(model=..., reward_funcs=reward, train_dataset=Dataset.from_list(trl_rows(problems)))
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows, datum_from_row
+from nemo_code_rl.arc.metrics import arc_metrics
+from nemo_code_rl.arc.prompts import build_messages
+from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
+from nemo_code_rl.engine import ExecutionPool
+from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
+from nemo_code_rl.environments.neutral_rewards import neutral_rewards
+from nemo_code_rl.problems import Problem, ProblemFormatError
+from nemo_code_rl.processors.code_processors import (
+    ENCODED_PROBLEM_COLUMN,
+    problem_from_datum,
+    prompt_messages,
+)
+from nemo_code_rl.processors.loading import to_dataset_rows
+from nemo_code_rl.verification import Verification, Verifier, VerifierConfig
+
+logger = logging.getLogger(__name__)
+
+# Keyword arguments TRL adds beside the dataset columns; never part of a row.
+TRL_KEYWORDS = frozenset(
+    {"prompts", "completion_ids", "trainer_state", "log_extra", "log_metric", "environments"}
+)
+BAD_ROW = "bad_row"
+
+
+def trl_rows(problems: Iterable[Problem], system_prompt: str | None = None) -> list[dict[str, Any]]:
+    """Rows for ``datasets.Dataset.from_list``: a conversational ``prompt`` and the problem as JSON.
+
+    >>> from nemo_code_rl.problems import parse_problem
+    >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
+    >>> row = trl_rows([problem], system_prompt="Answer in Python.")[0]
+    >>> sorted(row), [m["role"] for m in row["prompt"]]
+    (['code_problem_json', 'prompt'], ['system', 'user'])
+    """
+    problems = list(problems)
+    spec = _PromptSpec(system_prompt)
+    encoded = to_dataset_rows(problems, task_name="")
+    return [
+        {"prompt": prompt_messages(problem, spec), ENCODED_PROBLEM_COLUMN: row[ENCODED_PROBLEM_COLUMN]}
+        for problem, row in zip(problems, encoded, strict=True)
+    ]
+
+
+def arc_trl_rows(data: Sequence[ArcDatum]) -> list[dict[str, Any]]:
+    """Rows for ``datasets.Dataset.from_list``: each task's chat ``prompt`` and the task as JSON."""
+    encoded = dataset_rows(data)
+    return [
+        {
+            "prompt": build_messages(datum.task, datum.prompt),
+            **{k: v for k, v in row.items() if k != "task_name"},
+        }
+        for datum, row in zip(data, encoded, strict=True)
+    ]
+
+
+def completion_text(completion: Any) -> str:
+    """The text of one TRL completion: a string, or (conversational) its assistant messages joined.
+
+    >>> completion_text("print(1)"), completion_text([{"role": "assistant", "content": "x"}])
+    ('print(1)', 'x')
+    """
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Sequence):
+        return "\n".join(
+            str(message.get("content") or "")
+            for message in completion
+            if isinstance(message, Mapping) and message.get("role", "assistant") == "assistant"
+        )
+    raise TypeError(f"a completion must be a string or a list of messages, got {type(completion).__name__}")
+
+
+def sample_rows(n_samples: int, columns: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Each sample's dataset row, rebuilt from TRL's per-column keyword lists."""
+    data = {key: value for key, value in columns.items() if key not in TRL_KEYWORDS}
+    for key, values in data.items():
+        if not isinstance(values, Sequence) or isinstance(values, str) or len(values) != n_samples:
+            raise ValueError(f"column {key!r} must hold one value per completion ({n_samples})")
+    return [{key: values[index] for key, values in data.items()} for index in range(n_samples)]
+
+
+class _EngineReward:
+    """What both rewards share: the engine pool, the batch timing and TRL's logging hooks."""
+
+    def __init__(self, name: str, pool: ExecutionPool | None, workers: int | None, isolation: str) -> None:
+        self.__name__ = name
+        self._owns_pool = pool is None
+        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        self.last_metrics: dict[str, float] = {}
+        self._reported_rows: set[str] = set()
+
+    def _report(
+        self,
+        metrics: dict[str, float],
+        verdicts: Sequence[str],
+        log_metric: Callable[[str, float], None] | None,
+        log_extra: Callable[[str, list], None] | None,
+    ) -> None:
+        self.last_metrics = metrics
+        if log_metric is not None:
+            for key, value in metrics.items():
+                log_metric(f"{self.__name__}/{key}", value)
+        if log_extra is not None:
+            log_extra(f"{self.__name__}_verdict", list(verdicts))
+
+    def _warn_bad_row(self, index: int, error: Exception) -> None:
+        reason = str(error)
+        if reason not in self._reported_rows:
+            self._reported_rows.add(reason)
+            logger.warning("%s: sample %d has an unusable row, reward 0: %s", self.__name__, index, reason)
+
+    def close(self) -> None:
+        """Stop the engine's workers (only a pool this reward started)."""
+        if self._owns_pool:
+            self.pool.close()
+
+    def __enter__(self) -> _EngineReward:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+class UnitTestReward(_EngineReward):
+    """A TRL reward function that runs each completion's code against its problem's unit tests.
+
+    Args:
+        config: a ``VerifierConfig`` or its plain-dict form (strict keys): timeouts, early exit,
+            test cap, reward mode (``binary``, ``fraction``, ``shaped``).
+        name: the name TRL logs the reward and its metrics under.
+        pool / workers / isolation: the engine pool to use, or how to start one (this reward owns it).
+    """
+
+    def __init__(
+        self,
+        config: VerifierConfig | Mapping[str, Any] | None = None,
+        *,
+        name: str = "unit_tests",
+        pool: ExecutionPool | None = None,
+        workers: int | None = None,
+        isolation: str = "full",
+    ) -> None:
+        super().__init__(name, pool, workers, isolation)
+        if isinstance(config, Mapping):
+            config = VerifierConfig.from_dict(config)
+        self.verifier = Verifier(config, pool=self.pool)
+
+    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float]:
+        started = time.perf_counter()
+        texts = [completion_text(c) for c in completions]
+        problems = self._problems(sample_rows(len(texts), columns))
+        judged = [i for i, problem in enumerate(problems) if problem is not None]
+        checked = self.verifier.verify_batch([(problems[i], texts[i]) for i in judged])
+        verifications: list[Verification | None] = [None] * len(texts)
+        for index, verification in zip(judged, checked, strict=True):
+            verifications[index] = verification
+        ids = [problem.id if problem is not None else None for problem in problems]
+        raw = [v.reward if v is not None else 0.0 for v in verifications]
+        rewards = neutral_rewards(ids, raw)
+        outcomes = [_outcome(v, i, r) for v, i, r in zip(verifications, ids, rewards, strict=True)]
+        metrics = {**verification_metrics(outcomes), **response_metrics(texts)}
+        metrics["reward_wall_s"] = time.perf_counter() - started
+        metrics["reward_wall_s_excluding_timeouts"] = metrics["reward_wall_s"] * (
+            1.0 - metrics["timeout_lost_fraction"]
+        )
+        self._report(
+            metrics, [_verdict(v) for v in verifications], columns.get("log_metric"), columns.get("log_extra")
+        )
+        return rewards
+
+    def _problems(self, rows: Sequence[Mapping[str, Any]]) -> list[Problem | None]:
+        """Each row's problem; the samples of one prompt share one ``Problem``, parsed once, so the
+        verifier runs a completion repeated within the group once."""
+        parsed: dict[str, Problem | None] = {}
+        problems: list[Problem | None] = []
+        for index, row in enumerate(rows):
+            key = row.get(ENCODED_PROBLEM_COLUMN)
+            if isinstance(key, str) and key in parsed:
+                problems.append(parsed[key])
+                continue
+            try:
+                problem = problem_from_datum(row, index)
+            except ProblemFormatError as error:
+                self._warn_bad_row(index, error)
+                problem = None
+            if isinstance(key, str):
+                parsed[key] = problem
+            problems.append(problem)
+        return problems
+
+
+class ArcProgramReward(_EngineReward):
+    """A TRL reward function that runs each completion's ``transform`` on its ARC task's grids.
+
+    Args:
+        config: an ``ArcVerifierConfig`` or its plain-dict form (strict keys): extraction,
+            execution limits and helper library, reward mode (``shaped`` or ``binary``).
+        name / pool / workers / isolation: as for ``UnitTestReward``.
+    """
+
+    def __init__(
+        self,
+        config: ArcVerifierConfig | Mapping[str, Any] | None = None,
+        *,
+        name: str = "arc_programs",
+        pool: ExecutionPool | None = None,
+        workers: int | None = None,
+        isolation: str = "full",
+    ) -> None:
+        super().__init__(name, pool, workers, isolation)
+        if not isinstance(config, ArcVerifierConfig):
+            config = ArcVerifierConfig.from_dict(config)
+        self.verifier = ArcVerifier(config, pool=self.pool)
+
+    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float]:
+        started = time.perf_counter()
+        texts = [completion_text(c) for c in completions]
+        data: list[ArcDatum | None] = []
+        for index, row in enumerate(sample_rows(len(texts), columns)):
+            try:
+                data.append(datum_from_row(row))
+            except (ProblemFormatError, ValueError) as error:
+                self._warn_bad_row(index, error)
+                data.append(None)
+        judged = [i for i, datum in enumerate(data) if datum is not None]
+        checked = dict(
+            zip(judged, self.verifier.verify_batch([(data[i].task, texts[i]) for i in judged]), strict=True)
+        )
+        ids = [datum.task.id if datum is not None else None for datum in data]
+        raw = [checked[i].reward if i in checked else 0.0 for i in range(len(texts))]
+        rewards = neutral_rewards(ids, raw)
+        metrics = {**arc_metrics([v.outcome() for v in checked.values()]), **response_metrics(texts)}
+        metrics["bad_rows"] = float(len(texts) - len(judged))
+        metrics["reward_wall_s"] = time.perf_counter() - started
+        verdicts = [_arc_verdict(checked.get(i)) for i in range(len(texts))]
+        self._report(metrics, verdicts, columns.get("log_metric"), columns.get("log_extra"))
+        return rewards
+
+
+class _PromptSpec:
+    """The two prompt settings ``prompt_messages`` reads from NeMo RL's ``TaskDataSpec``."""
+
+    def __init__(self, system_prompt: str | None) -> None:
+        self.system_prompt = system_prompt
+        self.prompt = None
+
+
+def _outcome(verification: Verification | None, problem_id: str | None, reward: float) -> SampleOutcome:
+    if verification is None:
+        return SampleOutcome(problem_id, passed=None, bad_metadata=True, reward=reward)
+    return SampleOutcome(
+        problem_id=problem_id,
+        format_ok=verification.format_ok,
+        passed=verification.passed,
+        fraction_passed=verification.n_passed / verification.n_total if verification.n_total else 0.0,
+        ran_without_error=verification.ran_without_error,
+        verdicts=dict(Counter(test.verdict for test in verification.tests)),
+        infra_fault=verification.infra_fault,
+        execution_s=verification.execution_s,
+        timeout_lost_s=verification.timeout_lost_s,
+        reward=reward,
+    )
+
+
+def _verdict(verification: Verification | None) -> str:
+    """One word per sample for TRL's completions table: the first failing test's verdict."""
+    if verification is None:
+        return BAD_ROW
+    if not verification.format_ok:
+        return "no_code"
+    if verification.infra_fault:
+        return "infra_fault"
+    failing = next((t.verdict for t in verification.tests if t.verdict != "passed"), None)
+    return failing or "passed"
+
+
+def _arc_verdict(verification: Any) -> str:
+    if verification is None:
+        return BAD_ROW
+    if verification.infra_fault:
+        return "infra_fault"
+    if not verification.valid_code:
+        return "no_code" if not verification.format_ok else "invalid_code"
+    if verification.train_passed:
+        return "train_passed"
+    return "valid_output" if verification.valid_outputs else "invalid_output"
