@@ -10,6 +10,7 @@ otherwise pad, re-type or split. A few plain fields ride beside it for logging.
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Mapping
 from typing import Any
@@ -17,6 +18,8 @@ from typing import Any
 from nemo_code_rl.problems import Problem, ProblemFormatError, parse_problem
 
 PROBLEM_KEY = "problem"
+# Problems kept parsed: a step's prompts, with room to spare (tests can be megabytes each).
+RECENT_PROBLEMS = 256
 
 
 def env_info_for_problem(problem: Problem) -> dict[str, Any]:
@@ -54,7 +57,18 @@ def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
         )
     row = info[PROBLEM_KEY]
     if isinstance(row, str):
-        row = _json(row, f"extra_env_info.{PROBLEM_KEY}")
+        return _problem_from_text(row)
+    return _problem_from_row(row)
+
+
+@functools.lru_cache(maxsize=RECENT_PROBLEMS)
+def _problem_from_text(text: str) -> Problem:
+    """Samples of one prompt carry the same text; they share one ``Problem``, parsed once, so the
+    verifier runs a completion repeated within the group once (see ``Verifier.verify_batch``)."""
+    return _problem_from_row(_json(text, f"extra_env_info.{PROBLEM_KEY}"))
+
+
+def _problem_from_row(row: Any) -> Problem:
     if not isinstance(row, Mapping):
         raise ProblemFormatError(
             f"must be a canonical problem (JSON object), got {type(row).__name__}",

@@ -46,3 +46,18 @@ def test_an_empty_batch() -> None:
         assert result.rewards.shape == (0,) and result.observations == [] and result.answers == []
     finally:
         env.shutdown()
+
+
+def test_a_completion_repeated_within_a_group_runs_once() -> None:
+    slow_sum = "import time\ntime.sleep(0.3)\n" + CORRECT_SUM  # 0.3 s of sandbox time per test
+    env = UnitTestEnvironment({"workers": 1, "timeout_s": 2.0})
+    try:
+        infos = [env_info_for_problem(sum_problem()) for _ in range(4)]  # as NeMo RL sends a group
+        result = env.step([conversation(answer(slow_sum))] * 3 + [conversation("no code")], infos)
+        _, metrics = env.global_post_process_and_metrics({})
+    finally:
+        env.shutdown()
+
+    assert result.rewards.tolist() == [1.0, 1.0, 1.0, 0.0]
+    assert metrics["verdict/passed"] == 6  # three samples of two tests each
+    assert 0.55 < metrics["execution_s"] < 1.2  # one run of two tests, not three
