@@ -7,6 +7,10 @@ from pathlib import Path
 
 import pytest
 
+# The isolation probes shared by the backends' tests assert in a helper module: let pytest show
+# the values of their failing asserts, as it does in test files.
+pytest.register_assert_rewrite("tests.isolation_probes")
+
 FIXTURES_ENV = "NEMO_CODE_RL_FIXTURES"
 REPO_ROOT = Path(__file__).resolve().parent.parent
 

@@ -1,8 +1,10 @@
-"""The Docker backend against a real Docker engine: results, isolation, lost containers, clear errors."""
+"""The Docker backend against a real Docker engine: results, isolation, lost containers, clear errors.
+
+The isolation claims the process backend shares are probes in ``tests/isolation_probes.py``.
+"""
 
 import io
 import os
-import socket
 import tarfile
 import threading
 import time
@@ -12,14 +14,9 @@ import pytest
 from nemo_code_rl import Program, Verdict
 from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
 
-from ..engine.conftest import processes_with_uids
+from .. import isolation_probes as probes
+from ..isolation_probes import stdout_of
 from .conftest import IMAGE, TEST_LIMITS
-
-
-def stdout_of(pool, source, stdin=""):
-    result = pool.run(Program(source, [stdin]))[0]
-    assert result.verdict is Verdict.OK, result
-    return result.stdout
 
 
 def test_results_in_order_from_warm_containers(docker_pool):
@@ -43,96 +40,37 @@ def test_container_settings(docker_pool, client):
 
 
 def test_unprivileged_without_capabilities(docker_pool):
-    source = (
-        "import os\nstatus = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
-        "print(os.getuid(), os.geteuid(), os.getppid())\n"
-        "for key in ('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'NoNewPrivs'):\n    print(key, status[key].strip())"
-    )
-    lines = stdout_of(docker_pool, source).splitlines()
-    uid, euid, parent = lines[0].split()
-    assert int(uid) in docker_pool.sandbox_uids and uid == euid and parent == "1"
-    assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + [
-        "NoNewPrivs 1"
-    ]
+    probes.assert_unprivileged_without_capabilities(docker_pool)
 
 
 def test_no_network_even_to_loopback(docker_pool):
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        listener.settimeout(0.5)
-        port = listener.getsockname()[1]
-        source = (
-            "import socket\ns = socket.socket()\ntry:\n"
-            f"    s.connect(('127.0.0.1', {port}))\n    print('connected')\n"
-            "except OSError as exc:\n    print('refused', exc.errno)\n"
-            "import os\nprint(sorted(os.listdir('/sys/class/net')))"
-        )
-        lines = stdout_of(docker_pool, source).splitlines()
-        assert lines[0].startswith("refused") and lines[1] == "['lo']"
-        with pytest.raises(TimeoutError):
-            listener.accept()
+    """Docker-only extra: ``--network none`` leaves just ``lo`` (the process backend sees the host's sysfs)."""
+    probes.assert_no_network_even_to_loopback(docker_pool)
+    assert stdout_of(docker_pool, "import os\nprint(sorted(os.listdir('/sys/class/net')))") == "['lo']\n"
 
 
 def test_filesystem_is_read_only_outside_the_temp_dir(docker_pool):
-    source = (
-        "import os\n"
-        "for path in ['/etc/escape', '/usr/escape', '/opt/nemo-code-rl/nemo_code_rl/escape', '/dev/shm/ok', 'ok.txt']:\n"
-        "    try:\n        open(path, 'w').write('x')\n        print(path, 'written')\n"
-        "    except OSError as exc:\n        print(path, 'denied')\nprint(os.getcwd())"
+    probes.assert_filesystem_is_read_only_outside_the_temp_dir(
+        docker_pool, host_path="/opt/nemo-code-rl/nemo_code_rl/escape"
     )
-    lines = stdout_of(docker_pool, source).splitlines()
-    assert [line.rsplit(" ", 1)[1] for line in lines[:5]] == [
-        "denied",
-        "denied",
-        "denied",
-        "written",
-        "written",
-    ]
-    assert lines[5] == "/tmp"
 
 
 def test_executions_cannot_see_each_others_files(docker_pool):
-    writer = "open('private.txt', 'w').write('secret')\nimport os\nprint(sorted(os.listdir('.')))"
-    reader = "import os, glob\nprint(sorted(os.listdir('.')), glob.glob('/dev/shm/*'))"
-    results = docker_pool.run_batch([Program(writer), Program(reader), Program(reader)])
-    assert results[0][0].stdout == "['private.txt']\n"
-    assert results[1][0].stdout == results[2][0].stdout == "[] []\n"
+    probes.assert_executions_cannot_see_each_others_files(docker_pool)
 
 
 def test_secrets_of_the_parent_are_invisible(client, monkeypatch):
-    monkeypatch.setenv("HF_TOKEN", "hf_secret_value_123")
-    source = (
-        "import glob, os\nprint(sorted(k for k in os.environ if 'TOKEN' in k))\n"
-        "leaks = []\nfor path in glob.glob('/proc/*/environ'):\n    try:\n"
-        "        data = open(path, 'rb').read()\n    except OSError:\n        continue\n"
-        "    if b'secret_value' in data:\n        leaks.append(path)\nprint(leaks)"
+    probes.assert_secrets_of_the_parent_are_invisible(
+        lambda: DockerExecutionPool(workers=1, limits=TEST_LIMITS, image=IMAGE, client=client), monkeypatch
     )
-    with DockerExecutionPool(workers=1, limits=TEST_LIMITS, image=IMAGE, client=client) as fresh:
-        assert stdout_of(fresh, source) == "[]\n[]\n"
 
 
 def test_fork_bomb_and_daemons_leave_nothing_behind(docker_pool):
-    daemon = (
-        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
-        "        time.sleep(120)\n        os._exit(0)\n    os._exit(0)\nprint('parent done')"
-    )
-    bomb = "import os\ntry:\n    while True:\n        os.fork()\nexcept OSError:\n    pass\nimport time\ntime.sleep(120)"
-    limits = docker_pool.limits.with_overrides(timeout_s=1)
-    results = docker_pool.run_batch([Program(daemon), Program(bomb, limits=limits)])
-    assert results[0][0].stdout == "parent done\n"
-    assert results[1][0].verdict is Verdict.TIMEOUT
-    assert processes_with_uids(docker_pool.sandbox_uids) == []
-    assert docker_pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+    probes.assert_fork_bomb_and_daemons_leave_nothing_behind(docker_pool)
 
 
-def test_killing_the_fork_server_is_refused(docker_pool):
-    source = (
-        "import os, signal\nfor target in (1, -1):\n    try:\n        os.kill(target, signal.SIGKILL)\n"
-        "        print('sent')\n    except OSError as exc:\n        print('denied', exc.errno)"
-    )
-    assert stdout_of(docker_pool, source).splitlines() in (["denied 1", "sent"], ["denied 1", "denied 3"])
-    assert docker_pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+def test_killing_the_parent_or_everything_does_not_break_the_batch(docker_pool):
+    probes.assert_killing_the_parent_or_everything_does_not_break_the_batch(docker_pool)
 
 
 def test_killing_containers_mid_batch_still_returns_every_result(client):

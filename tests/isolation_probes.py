@@ -1,0 +1,150 @@
+"""Isolation probes every backend must pass: each runs one hostile program and checks what it saw.
+
+Both the process backend (``tests/engine``) and the Docker backend (``tests/engine_docker``) make
+these claims, so each probe lives here once and the backends' test files call it with their pool;
+what only one backend promises stays in that backend's tests.
+"""
+
+import socket
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+
+import pytest
+
+from nemo_code_rl import Program, Verdict
+
+from .engine.conftest import processes_with_uids
+
+
+def stdout_of(pool, source: str, stdin: str = "") -> str:
+    """Run ``source`` once; a probe whose program did not finish cleanly has proved nothing."""
+    result = pool.run(Program(source, [stdin]))[0]
+    assert result.verdict is Verdict.OK, result
+    return result.stdout
+
+
+def assert_no_network_even_to_loopback(pool) -> None:
+    """A listener on the host's loopback is the nearest target; reaching it would mean a network."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        source = (
+            "import socket\ns = socket.socket()\ntry:\n"
+            f"    s.connect(('127.0.0.1', {port}))\n    print('connected')\n"
+            "except OSError as exc:\n    print('refused', exc.errno)"
+        )
+        assert stdout_of(pool, source).startswith("refused")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+
+
+def assert_filesystem_is_read_only_outside_the_temp_dir(pool, host_path: str) -> None:
+    """Only the execution's own temp dir (its cwd, ``/tmp``) and ``/dev/shm`` take writes.
+
+    ``host_path`` is a file under a folder the backend exposes read-only from the host (which one
+    differs per backend), so that denial is not just a missing directory.
+    """
+    denied = ["/etc/escape", "/usr/escape", host_path]
+    written = ["/dev/shm/ok", "ok.txt"]
+    source = (
+        "import os\n"
+        f"for path in {denied + written!r}:\n"
+        "    try:\n        open(path, 'w').write('x')\n        print(path, 'written')\n"
+        "    except OSError as exc:\n        print(path, 'denied')\nprint(os.getcwd())"
+    )
+    assert stdout_of(pool, source).splitlines() == (
+        [f"{path} denied" for path in denied] + [f"{path} written" for path in written] + ["/tmp"]
+    )
+
+
+def assert_executions_cannot_see_each_others_files(pool) -> None:
+    """Files one execution writes (cwd or anywhere under ``/tmp``, ``/dev/shm``) die with it."""
+    writer = (
+        "open('private.txt', 'w').write('secret')\nimport os\nprint(os.getcwd(), sorted(os.listdir('.')))"
+    )
+    reader = (
+        "import os, glob\nprint(sorted(os.listdir('.')), glob.glob('/tmp/**/private.txt', recursive=True),"
+        " glob.glob('/dev/shm/*'))"
+    )
+    results = pool.run_batch([Program(writer, [""]), Program(reader, [""]), Program(reader, [""])])
+    assert results[0][0].stdout == "/tmp ['private.txt']\n"
+    assert results[1][0].stdout == results[2][0].stdout == "[] [] []\n"
+
+
+def assert_secrets_of_the_parent_are_invisible(
+    open_pool: Callable[[], AbstractContextManager], monkeypatch
+) -> None:
+    """Tokens in the parent's environment reach neither the program's environment nor any /proc file.
+
+    ``open_pool`` starts a fresh pool, after the secrets are set, so its workers could inherit them.
+    """
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_value_123")
+    monkeypatch.setenv("WANDB_API_KEY", "wandb_secret_value_456")
+    source = (
+        "import glob, os\nprint(sorted(k for k in os.environ if 'TOKEN' in k or 'KEY' in k))\n"
+        "leaks = []\nfor path in glob.glob('/proc/*/environ'):\n    try:\n"
+        "        data = open(path, 'rb').read()\n    except OSError:\n        continue\n"
+        "    if b'secret_value' in data:\n        leaks.append(path)\n"
+        "print(leaks)\nprint(sorted(p for p in os.listdir('/proc') if p.isdigit()))"
+    )
+    with open_pool() as fresh:
+        keys, leaks, pids = stdout_of(fresh, source).splitlines()
+    assert keys == "[]" and leaks == "[]"
+    assert len(eval(pids)) <= 3, "the private /proc shows only the sandbox's own processes"
+
+
+def assert_unprivileged_without_capabilities(pool) -> None:
+    """The program runs as a sandbox uid, not as init, with no capabilities and no way to gain any."""
+    source = (
+        "import os\nstatus = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
+        "print(os.getuid(), os.geteuid(), os.getpid() != 1, os.getppid())\n"
+        "for key in ('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'NoNewPrivs'):\n    print(key, status[key].strip())"
+    )
+    lines = stdout_of(pool, source).splitlines()
+    uid, euid, not_init, parent = lines[0].split()
+    assert int(uid) in pool.sandbox_uids and uid == euid
+    assert not_init == "True" and parent == "1"
+    assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + [
+        "NoNewPrivs 1"
+    ]
+
+
+def assert_fork_bomb_and_daemons_leave_nothing_behind(pool) -> None:
+    """A detached daemon and a fork bomb are reaped with their execution, and the pool still works."""
+    daemon = (
+        "import os, time\nif os.fork() == 0:\n    os.setsid()\n    if os.fork() == 0:\n"
+        "        time.sleep(120)\n        os._exit(0)\n    os._exit(0)\nprint('parent done')"
+    )
+    bomb = "import os\ntry:\n    while True:\n        os.fork()\nexcept OSError:\n    pass\nimport time\ntime.sleep(120)"
+    limits = pool.limits.with_overrides(timeout_s=1)
+    results = pool.run_batch([Program(daemon, [""]), Program(bomb, [""], limits=limits)])
+    assert results[0][0].stdout == "parent done\n"
+    assert results[1][0].verdict is Verdict.TIMEOUT
+    assert processes_with_uids(pool.sandbox_uids) == []
+    assert pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+
+
+def assert_killing_the_parent_or_everything_does_not_break_the_batch(pool) -> None:
+    """Signals at the parent (the fork server, PID 1), at -1 or at every PID are refused or harmless.
+
+    Every hostile program still gets a result per input, and the ordinary program batched with them
+    gets its right answers.
+    """
+    hostile = [
+        "import os, signal\ntry:\n    os.kill(os.getppid(), signal.SIGKILL)\nexcept OSError as exc:\n    print('denied', exc.errno)",
+        "import os, signal\ntry:\n    os.kill(-1, signal.SIGKILL)\nexcept OSError:\n    pass\nprint('still here')",
+        "import os, signal\nfor pid in range(1, 400):\n    try:\n        os.kill(pid, signal.SIGTERM)\n    except OSError:\n        pass\nprint('swept')",
+        "import os, signal\nfor target in (1, -1):\n    try:\n        os.kill(target, signal.SIGKILL)\n"
+        "        print('sent')\n    except OSError as exc:\n        print('denied', exc.errno)",
+    ]
+    programs = [Program(src, ["", ""]) for src in hostile] + [
+        Program("print(int(input()) + 1)", [str(i) for i in range(5)])
+    ]
+    results = pool.run_batch(programs)
+    assert results[0][0].stdout == "denied 1\n"
+    assert results[3][0].stdout.splitlines() in (["denied 1", "sent"], ["denied 1", "denied 3"])
+    assert [r.stdout for r in results[-1]] == [f"{i + 1}\n" for i in range(5)]
+    assert all(len(r) == 2 for r in results[:4])
+    assert pool.run(Program("print('alive')"))[0].stdout == "alive\n"
