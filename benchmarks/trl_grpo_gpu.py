@@ -15,6 +15,7 @@ Results go to ``<out>/results.json``. On a GPU::
 
     python benchmarks/trl_grpo_gpu.py --out runs/trl_grpo --minutes 7
 
+``--test-kind assert`` checks the same problems with MBPP-style ``assert`` tests instead of calls.
 It also runs on a CPU with small settings (``--max-steps 2 --prompts-per-step 2 ...``), which is how
 the tests check it.
 """
@@ -59,6 +60,7 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--learning-rate", type=float, default=1e-5)
     parser.add_argument("--temperature", type=float, default=0.8)
     parser.add_argument("--timeout-s", type=float, default=1.0, help="per-test wall-clock limit")
+    parser.add_argument("--test-kind", choices=("call", "assert"), default="call", help="how the tests run")
     parser.add_argument("--workers", type=int, help="engine workers (default: one per core)")
     parser.add_argument("--eval-samples", type=int, default=8, help="samples per held-out problem")
     parser.add_argument("--eval-problems", type=int, help="evaluate on the first N held-out problems")
@@ -239,7 +241,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     torch.manual_seed(args.seed)
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     model, tokenizer = load_smollm2(args.model_dir, device)
-    train, held_out = easy_problems(seed=args.seed)
+    train, held_out = easy_problems(seed=args.seed, kind=args.test_kind)
     held_out = held_out[: args.eval_problems] if args.eval_problems else held_out
     reward = RecordingReward({"timeout_s": args.timeout_s, "early_exit": True}, workers=args.workers)
     try:

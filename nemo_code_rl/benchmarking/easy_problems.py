@@ -1,11 +1,11 @@
 """A generated family of easy function-writing problems, for showing that GRPO teaches a small model.
 
 Each problem asks for one short Python function (``add_7(x)``, ``count_a(s)``, ...) and is checked by
-five call-based tests (the function is called, its value compared); the prompt shows the first as an
-MBPP-style assert, so the model knows the name and signature. A family is a template with a
-constant (the 7, the "a"); train and held-out problems are disjoint (template, constant) pairs, so a
-held-out problem is never seen in training, though its template is. Easy enough that a 135M
-instruct model solves some by sampling, which GRPO needs.
+five tests, call-based (the function is called, its value compared) or MBPP-style asserts; the
+prompt shows the first as an assert, so the model knows the name and signature. A family is a
+template with a constant (the 7, the "a"); train and held-out problems are disjoint (template,
+constant) pairs, so a held-out problem is never seen in training, though its template is. Easy
+enough that a 135M instruct model solves some by sampling, which GRPO needs.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import json
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from nemo_code_rl.problems import Problem
 
@@ -112,25 +112,34 @@ TEMPLATES: tuple[_Template, ...] = (
 )
 
 
-def easy_problems(held_out_fraction: float = 0.25, seed: int = 0) -> tuple[list[Problem], list[Problem]]:
+def easy_problems(
+    held_out_fraction: float = 0.25, seed: int = 0, kind: Literal["call", "assert"] = "call"
+) -> tuple[list[Problem], list[Problem]]:
     """All (template, constant) problems, split into (train, held_out) at random, reproducibly.
+
+    ``kind`` chooses how the tests run: ``call`` (the function is called and its value compared)
+    or ``assert`` (MBPP style: each test is an ``assert`` statement run against the candidate).
 
     >>> train, held_out = easy_problems(seed=1)
     >>> len(train) + len(held_out), len({p.id for p in train} & {p.id for p in held_out})
     (121, 0)
     >>> held_out[0].kind, held_out[0].n_tests
     ('call', 5)
+    >>> easy_problems(seed=1, kind="assert")[1][0].test_list[0].startswith("assert ")
+    True
     """
     if not 0 < held_out_fraction < 1:
         raise ValueError(f"held_out_fraction must be in (0, 1), got {held_out_fraction}")
+    if kind not in ("call", "assert"):
+        raise ValueError(f"kind must be 'call' or 'assert', got {kind!r}")
     rng = random.Random(seed)
-    problems = [_problem(t, c, rng) for t in TEMPLATES for c in t.constants]
+    problems = [_problem(t, c, rng, kind) for t in TEMPLATES for c in t.constants]
     rng.shuffle(problems)
     n_held_out = max(1, round(len(problems) * held_out_fraction))
     return problems[n_held_out:], problems[:n_held_out]
 
 
-def _problem(template: _Template, constant: Any, rng: random.Random) -> Problem:
+def _problem(template: _Template, constant: Any, rng: random.Random, kind: str) -> Problem:
     name = template.name.format(c=constant)
     parameter = template.parameter
     solution = f"def {name}({parameter}):\n    return {template.solution.format(p=parameter, c=constant)}\n"
@@ -139,19 +148,28 @@ def _problem(template: _Template, constant: Any, rng: random.Random) -> Problem:
     inputs = _distinct_inputs(template, rng)
     outputs = [namespace[name](value) for value in inputs]
     text = f"Write a function {name}({parameter}) that {template.text.format(c=constant)}."
-    example = f"assert {name}({inputs[0]!r}) == {outputs[0]!r}"
-    prompt = f"{text}\n\nYour code should pass this test:\n\n{example}"
+    asserts = [
+        f"assert {name}({value!r}) == {output!r}" for value, output in zip(inputs, outputs, strict=True)
+    ]
+    prompt = f"{text}\n\nYour code should pass this test:\n\n{asserts[0]}"
+    tests: dict[str, Any] = (
+        {"test_list": asserts}
+        if kind == "assert"
+        else {
+            "inputs": [json.dumps([value]) for value in inputs],
+            "outputs": [json.dumps(value) for value in outputs],
+            "fn_name": name,
+        }
+    )
     return Problem(
         id=name,
         prompt=prompt,
         messages=[{"role": "user", "content": prompt}],
-        kind="call",
+        kind=kind,
         source_format="easy_problems",
-        inputs=[json.dumps([value]) for value in inputs],
-        outputs=[json.dumps(value) for value in outputs],
-        fn_name=name,
         entry_point=name,
         reference_solution=solution,
+        **tests,
     )
 
 

@@ -1,4 +1,7 @@
 import os
+import signal
+import threading
+import time
 
 import pytest
 
@@ -29,3 +32,21 @@ def processes_with_uids(uids: range) -> list[int]:
         if int(uid_line.split()[1]) in uids:
             found.append(int(name))
     return found
+
+
+def kill_workers_later(pool: ExecutionPool, rounds: int, delay: float = 0.6) -> threading.Thread:
+    """Kill every worker of ``pool`` ``rounds`` times, ``delay`` seconds apart, from a thread:
+    a worker lost mid-batch, as an OOM kill would leave it."""
+
+    def killer() -> None:
+        for _ in range(rounds):
+            time.sleep(delay)
+            for pid in pool.worker_pids:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+    thread = threading.Thread(target=killer)
+    thread.start()
+    return thread

@@ -3,16 +3,14 @@
 import os
 import platform
 import shutil
-import signal
 import subprocess
 import sys
-import threading
-import time
 
 import pytest
 
 from nemo_code_rl import ExecutionPool, IsolationUnavailable, Program, Verdict
 
+from .conftest import kill_workers_later
 from .seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -34,25 +32,10 @@ def test_progress_is_reported(pool):
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
-def _kill_workers_later(pool, rounds, delay=0.6):
-    def killer():
-        for _ in range(rounds):
-            time.sleep(delay)
-            for pid in pool.worker_pids:
-                try:
-                    os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-
-    thread = threading.Thread(target=killer)
-    thread.start()
-    return thread
-
-
 def test_a_killed_worker_is_replaced_and_its_program_retried():
     with ExecutionPool(workers=1) as pool:
         before = pool.worker_pids
-        killer = _kill_workers_later(pool, rounds=1)
+        killer = kill_workers_later(pool, rounds=1)
         result = pool.run(
             Program(
                 "import time\nfirst = not __import__('os').path.exists('seen')\ntime.sleep(1.5)\nprint('done')",
@@ -67,7 +50,7 @@ def test_a_killed_worker_is_replaced_and_its_program_retried():
 
 def test_a_program_whose_worker_dies_twice_is_worker_lost():
     with ExecutionPool(workers=1) as pool:
-        killer = _kill_workers_later(pool, rounds=2, delay=0.8)
+        killer = kill_workers_later(pool, rounds=2, delay=0.8)
         results = pool.run(Program("import time\ntime.sleep(2)\nprint('x')", ["", ""]))
         killer.join()
         assert [r.verdict for r in results] == [Verdict.WORKER_LOST] * 2

@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 import logging
-import os
-import signal
-import threading
-import time
 
 import pytest
 
@@ -16,6 +12,7 @@ from nemo_code_rl.benchmarking.easy_problems import easy_problems
 from nemo_code_rl.engine import ExecutionPool
 from nemo_code_rl.integrations.trl import ArcProgramReward, UnitTestReward, arc_trl_rows, trl_rows
 from tests.arc.programs import CORRECT_PROGRAMS
+from tests.engine.conftest import kill_workers_later
 from tests.nemo_rl.helpers import answer
 
 TRAIN, _ = easy_problems()
@@ -135,8 +132,7 @@ def test_columns_of_the_wrong_length_are_an_error(reward) -> None:
 def test_an_infrastructure_fault_gets_its_groups_mean_reward() -> None:
     sleepy = answer(f"import time\ntime.sleep(3)\ndef {ADD.fn_name}(x):\n    return x + 1")
     with UnitTestReward({"timeout_s": 10.0}, workers=1) as reward:
-        killer = threading.Thread(target=_kill_workers, args=(reward.pool, 2, 1.0))
-        killer.start()
+        killer = kill_workers_later(reward.pool, rounds=2, delay=1.0)
         log = TrlLog()
         rewards = _call(reward, [CORRECT, WRONG, sleepy], [ADD_ROW] * 3, log)
         killer.join()
@@ -145,16 +141,6 @@ def test_an_infrastructure_fault_gets_its_groups_mean_reward() -> None:
     assert log.extra["unit_tests_verdict"] == ["passed", "wrong_answer", "infra_fault"]
     assert log.metrics["unit_tests/infra_faults"] == [1.0]
     assert log.metrics["unit_tests/pass_rate"] == [0.5]  # faults are left out of the rates
-
-
-def _kill_workers(pool: ExecutionPool, rounds: int, delay: float) -> None:
-    for _ in range(rounds):
-        time.sleep(delay)
-        for pid in pool.worker_pids:
-            try:
-                os.killpg(pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
 
 
 def test_arc_reward_runs_transform_on_the_task_grids(pool) -> None:
