@@ -4,8 +4,9 @@ A batch is split into chunks of equal work (tests, not programs: see ``balance``
 and handed to the actors as they become free, at most ``_IN_FLIGHT`` chunks each, so a fast node
 takes more chunks than a slow one. An actor that dies mid-batch (node lost, OOM-killed,
 ``ray.kill``) is replaced and its chunks are re-run, so every call still returns one result per
-input, in input order. Ray is imported only when a pool is created: the base install does not
-need it.
+input, in input order. The other actors go on taking chunks while the replacement waits to be
+placed, so a batch finishes even when no node has room for it (the lost node held its CPUs). Ray
+is imported only when a pool is created: the base install does not need it.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class RayExecutionPool:
         self.actors: list[Any] = []
         self.last_chunk_work: list[int] = []
         self.replaced_actors = 0
+        self._starting: dict[Any, int] = {}  # describe() ref of a replacement not yet placed -> slot
         try:
             self.actors = [self._start(slot) for slot in range(len(self._placements))]
             self._descriptions = self._describe_all()
@@ -249,7 +251,10 @@ class RayExecutionPool:
                 progress(done, len(programs))
 
         while pending or in_flight:
+            starting = set(self._starting.values())
             for slot, actor in enumerate(self.actors):
+                if slot in starting:
+                    continue
                 busy = sum(1 for _, s, _ in in_flight.values() if s == slot)
                 for _ in range(_IN_FLIGHT - busy):
                     if not pending:
@@ -257,8 +262,21 @@ class RayExecutionPool:
                     chunk = pending.popleft()
                     batch = [programs[i] for i in chunks[chunk]]
                     in_flight[actor.run.remote(batch, chunks[chunk], stop_when)] = (chunk, slot, actor)
-            ready, _ = ray.wait(list(in_flight), num_returns=1)
+            if not in_flight:
+                # every actor is a replacement still waiting for a node: give up rather than hang
+                ready, _ = ray.wait(list(self._starting), num_returns=1, timeout=_PLACEMENT_TIMEOUT_S)
+                if not ready:
+                    raise RuntimeError(
+                        f"no engine actor left: none of the replacements was placed within "
+                        f"{_PLACEMENT_TIMEOUT_S:g} s"
+                    )
+            else:
+                ready, _ = ray.wait([*in_flight, *self._starting], num_returns=1)
             for ref in ready:
+                if ref in self._starting:
+                    slot = self._starting.pop(ref)
+                    self._descriptions[slot] = ray.get(ref)
+                    continue
                 chunk, slot, actor = in_flight.pop(ref)
                 try:
                     finish(chunk, ray.get(ref))
@@ -273,23 +291,30 @@ class RayExecutionPool:
         return [r for r in results if r is not None]
 
     def _replace(self, slot: int, dead: Any, why: Exception) -> None:
-        """Put a fresh actor in ``slot`` unless an earlier failure of the same actor already did."""
+        """Start a fresh actor in ``slot`` unless an earlier failure of the same actor already did.
+
+        Does not wait for it to be placed: it gets chunks once its ``describe()`` answers.
+        """
         if self.actors[slot] is not dead:
             return
         logger.warning(
             "engine actor %d lost (%s); replacing it and re-running its work", slot, type(why).__name__
         )
         self.actors[slot] = self._start(slot)
-        self._descriptions[slot] = self._ray.get(self.actors[slot].describe.remote())
+        self._starting[self.actors[slot].describe.remote()] = slot
         self.replaced_actors += 1
 
     def close(self) -> None:
         """Stop every actor and its workers; the pool cannot be used afterwards."""
         actors, self.actors = self.actors, []
+        starting = set(self._starting.values())
+        self._starting.clear()
         if not actors:
             return
+        # a replacement never placed would not answer close() and only make this wait out the timeout
+        placed = [actor for slot, actor in enumerate(actors) if slot not in starting]
         try:
-            self._ray.get([actor.close.remote() for actor in actors], timeout=30)
+            self._ray.get([actor.close.remote() for actor in placed], timeout=30)
         except Exception:  # noqa: BLE001 - an actor that is already dead or stuck is killed below
             logger.debug("some engine actors did not close cleanly", exc_info=True)
         for actor in actors:
