@@ -113,6 +113,19 @@ def test_mbpp_reference_solutions_pass_and_a_wrong_one_fails(verifier, fixtures_
     assert "failed: assert" in wrong.tests[0].detail
 
 
+def test_each_assert_test_sees_a_freshly_loaded_candidate(verifier):
+    problem = parse_problem(
+        {"task_id": "calls", "text": "Count calls.", "test_list": ["assert f() == 1", "assert f() == 1"] * 2}
+    )
+    counter = "calls = 0\n\ndef f():\n    global calls\n    calls += 1\n    return calls\n"
+    noisy = "import sys\nprint('loaded', file=sys.stderr)\n" + counter
+
+    counted, printed = verifier.verify_batch([(problem, fenced(counter)), (problem, fenced(noisy))])
+
+    assert [t.verdict for t in counted.tests] == ["passed"] * 4
+    assert [t.verdict for t in printed.tests] == ["passed"] * 4
+
+
 CALL_ROWS = [
     {
         "id": "two-sum",

@@ -79,9 +79,12 @@ def _result(verdict: Verdict, **fields) -> dict:
 class _Chain:
     """One forked child running inputs ``[start, stop)`` of a program.
 
-    The child opens with ``B start`` and ends each input with ``E i {report}``; each of these
-    carries the read ends of the next input's stdout and stderr pipes (the last report carries
-    none). Any other message, or one out of order, is a violation that ends the chain.
+    The first input's stdout and stderr pipes are made here before the fork, so the child starts
+    without a message. It ends each input with ``E i {report}``, which carries the read ends of
+    the next input's pipes (the last report carries none). Any other message, or one out of
+    order, is a violation that ends the chain, and the inputs it leaves get ``not_run``. A
+    private input reaches the child only when it starts: the worker answers each ``E i`` with
+    ``S``, carrying input ``i + 1``'s memfd.
     """
 
     def __init__(
@@ -103,6 +106,7 @@ class _Chain:
         self.started = 0.0
         self.cpu_reported = 0.0
         self.cancelled = False
+        self.control: socket.socket | None = None
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
@@ -110,11 +114,16 @@ class _Chain:
             self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1
         )
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
+        self.streams = {out_r: _Stream(self.limits.output_bytes), err_r: _Stream(self.limits.output_bytes)}
         pid = os.fork()
         if pid == 0:
             ours.close()
-            self._child(theirs)
+            self._child(theirs, out_w, err_w)
+        self.started = time.monotonic()
         theirs.close()
+        os.close(out_w)
+        os.close(err_w)
         try:
             self._supervise(pid, ours)
         finally:
@@ -122,7 +131,7 @@ class _Chain:
             self._close_streams()
         return self.index
 
-    def _child(self, control: socket.socket) -> None:
+    def _child(self, control: socket.socket, out_w: int, err_w: int) -> None:
         try:
             os.setsid()
             if (
@@ -132,8 +141,8 @@ class _Chain:
             private = self.job.get("stdin_fds")
             os.dup2(private[self.start] if private is not None else _DEVNULL[0], 0)
             os.lseek(0, 0, os.SEEK_SET)
-            os.dup2(_DEVNULL[0], 1)
-            os.dup2(_DEVNULL[0], 2)
+            os.dup2(out_w, 1)
+            os.dup2(err_w, 2)
             keep = control.fileno()
             os.closerange(3, keep)
             os.closerange(keep + 1, 1 << 16)
@@ -164,7 +173,7 @@ class _Chain:
     def _supervise(self, pid: int, control: socket.socket) -> None:
         pidfd = os.pidfd_open(pid)
         control.setblocking(False)
-        self.started = time.monotonic()
+        self.control = control
         killed_for: Verdict | None = None
         control_open = True
         try:
@@ -213,6 +222,12 @@ class _Chain:
         self._read_control(control)
         for fd, stream in self.streams.items():
             _drain(fd, stream)
+        if self.violation:
+            not_run = _result(
+                Verdict.NOT_RUN, error="not run: the program broke the sandbox's control channel"
+            )
+            for index in range(self.index, self.stop):
+                self.results.setdefault(index, not_run)
         if self.violation or self.cancelled:
             self.index = self.stop
         elif self.index < self.stop:
@@ -242,14 +257,11 @@ class _Chain:
         kind, _, rest = message.decode("utf-8", errors="replace").partition(" ")
         number, _, payload_text = rest.partition(" ")
         index = int(number) if number.isdigit() else -1
-        expects_pipes = (kind == "B" and not self.streams) or (kind == "E" and index + 1 < self.stop)
+        expects_pipes = kind == "E" and index + 1 < self.stop
         if index != self.index or len(fds) != 2 * expects_pipes:
             for fd in fds:
                 os.close(fd)
             fds = []
-        if kind == "B" and fds:
-            self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
-            return
         try:
             payload = json.loads(payload_text) if payload_text else None
         except ValueError:
@@ -257,12 +269,22 @@ class _Chain:
         if kind == "E" and isinstance(payload, dict) and self.streams and (fds or not expects_pipes):
             self._on_end(payload)
             self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
+            if expects_pipes and "stdin_fds" in self.job:
+                self._send_private_stdin(self.job["stdin_fds"][self.index])
         elif kind == "X" and index == self.index:
             self._store(Verdict.RUNTIME_ERROR, error=f"sandbox set-up failed: {payload}")
             self.violation = True
         else:
             self._store(Verdict.RUNTIME_ERROR, error="program wrote to the sandbox control channel")
             self.violation = True
+
+    def _send_private_stdin(self, fd: int) -> None:
+        """Hand the child the next private input, now that it has ended the previous one."""
+        fds = fd.to_bytes(_FD_BYTES, sys.byteorder)
+        try:
+            self.control.sendmsg([b"S"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        except OSError:
+            self.violation = True  # the child closed its end: it cannot go on
 
     def _on_end(self, payload: dict) -> None:
         for fd, stream in self.streams.items():
@@ -430,13 +452,12 @@ def execute(
     """Run one program on all its inputs; one result dict per input, in order.
 
     The program is compiled here, once; a program that does not compile is never forked.
-    Private inputs leave this process's memory at once: each goes into a memfd that only the
-    child forked for that input receives, so no child can read another input ahead of time.
+    Private inputs leave this process's memory at once: each goes into a memfd, which the child
+    receives when that input starts (``_Chain``), so no child can read an input ahead of time.
     """
     limits: Limits = job["limits"]
     if job.get("private"):
         job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
-        job["strict"] = True
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
     results: dict[int, dict] = {}
     try:

@@ -20,9 +20,9 @@ class Program:
         strict: fork a fresh child for every input (full isolation between inputs) instead of
             one child per program; ``None`` takes the pool's setting.
         private: the inputs hold what the program must not see before it reads them (test code
-            with expected values): each input goes to a child forked for it alone, by an
-            in-memory file, and never sits in that child's memory as Python objects. Implies
-            ``strict``.
+            with expected values): each input reaches the child as an in-memory file on stdin
+            only when its turn comes, and never sits in the child's memory as Python objects
+            before then. Combine with ``strict`` for a child per input.
 
     Example:
         >>> Program("print(int(input()) * 2)", ["2", "5"]).input_count

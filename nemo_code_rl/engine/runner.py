@@ -4,9 +4,10 @@ Each input gets fresh globals, ``__name__ == "__main__"``, fd 0 re-pointed at an
 holding the input (so ``input()``, ``sys.stdin.buffer.read()``, ``open(0).read()`` and
 ``os.read(0, n)`` all work), and fds 1 and 2 re-pointed at two new pipes whose read ends go to
 the worker over the control socket before the input starts (riding on the previous input's
-report). Output can therefore never be credited to the wrong input, and the child never waits
-for the worker. The worker trusts the report sent after each input only for diagnostics; it
-measures time, output and termination itself.
+report; the worker made the first input's pipes itself, before the fork). Output can therefore
+never be credited to the wrong input, and the child never waits for the worker. The worker
+trusts the report sent after each input only for diagnostics; it measures time, output and
+termination itself.
 
 Every page a forked child touches is copied, so the fork server builds what it can once, before
 forking (``prepare``), and the happy path here avoids modules it does not need.
@@ -100,8 +101,9 @@ class _Stdio:
         os.close(err_r)
         return out_w, err_w
 
-    def point(self, data: bytes | None, out_w: int, err_w: int) -> None:
-        """Re-point fds 0-2 for the next input; ``data=None`` keeps the stdin already on fd 0."""
+    def point(self, data: bytes | None, pipes: tuple[int, int] | None) -> None:
+        """Re-point fds 0-2 for the next input; ``data=None`` keeps the stdin already on fd 0,
+        ``pipes=None`` the stdout and stderr pipes already on fds 1 and 2."""
         if data is not None:
             try:
                 os.ftruncate(self.stdin_fd, 0)
@@ -110,10 +112,11 @@ class _Stdio:
             os.pwrite(self.stdin_fd, data, 0)
             os.lseek(self.stdin_fd, 0, os.SEEK_SET)
             os.dup2(self.stdin_fd, 0)
-        os.dup2(out_w, 1)
-        os.dup2(err_w, 2)
-        os.close(out_w)
-        os.close(err_w)
+        if pipes is not None:
+            os.dup2(pipes[0], 1)
+            os.dup2(pipes[1], 2)
+            os.close(pipes[0])
+            os.close(pipes[1])
         if self.stdin is None:
             self.stdin = _new_stdin()
         if sys.stdout is not self.stdout or self.stdout.closed:
@@ -124,6 +127,20 @@ class _Stdio:
         sys.stdout = sys.__stdout__ = self.stdout
         sys.stderr = sys.__stderr__ = self.stderr
         self.stdin = None
+
+
+def _take_private_stdin(control: socket.socket) -> None:
+    """Put the next private input, which the worker sends once the last one has ended, on fd 0."""
+    _, ancillary, _, _ = control.recvmsg(1, socket.CMSG_SPACE(_FD_BYTES))
+    (fd,) = (
+        int.from_bytes(data[:_FD_BYTES], sys.byteorder)
+        for level, kind, data in ancillary
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+    )
+    if fd != 0:  # the program may have closed fd 0, which the descriptor then took
+        os.dup2(fd, 0)
+        os.close(fd)
+    os.lseek(0, 0, os.SEEK_SET)
 
 
 def _finish_interpreter_duties() -> None:
@@ -239,20 +256,23 @@ def run_program(
 ) -> None:
     """Run the compiled program on ``inputs[start:stop]``, reporting on ``control``.
 
-    ``inputs=None`` means a private input: fd 0 already holds it, and ``stop == start + 1``.
+    ``inputs=None`` means private inputs: fd 0 already holds the first, and each next one arrives
+    on ``control``, as a descriptor, only once the previous input has ended.
     ``control`` is a ``SOCK_SEQPACKET`` socket: one message per report.
     """
     _SOURCE[0] = source
     recursion_limit = sys.getrecursionlimit()
     cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
     stdio = _Stdio(control, own_stdin=inputs is not None)
-    out_w, err_w = stdio.send_pipes(f"B {start}")
+    pipes = None  # the first input's pipes are on fds 1 and 2 already
     cpu, _ = _usage()
     for index in range(start, stop):
-        stdio.point(None if inputs is None else inputs[index], out_w, err_w)
+        stdio.point(None if inputs is None else inputs[index], pipes)
         payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit)
         report = f"E {index} {payload}"
         if index + 1 < stop:
-            out_w, err_w = stdio.send_pipes(report)
+            pipes = stdio.send_pipes(report)
+            if inputs is None:
+                _take_private_stdin(control)
         else:
             control.send(report.encode())

@@ -97,20 +97,20 @@ def test_big_input_and_output(pool):
     assert result.stdout == f"{sum(range(200_000))}\n"
 
 
-def test_private_inputs_run_one_child_each_and_are_not_in_memory(pool):
+def test_private_inputs_are_not_in_memory_before_their_turn(pool):
     probe = (
         "import gc, re, sys, zlib\nsecret = sys.stdin.read().strip()\n"
-        "pattern = re.compile('TOP' + 'SECRET[0-9]')\n"
-        "def others(value):\n"
+        "pattern = re.compile('TOP' + 'SECRET([0-9])')\n"
+        "def later(value):\n"
         "    text = value.decode('latin-1') if isinstance(value, bytes) else value\n"
-        "    return [m for m in pattern.findall(text) if m not in secret]\n"
+        "    return [m for m in pattern.findall(text) if int(m) > int(secret[9])]\n"
         "def strings(container):\n"
         "    items = container.values() if isinstance(container, dict) else container\n"
         "    return [v for v in items if isinstance(v, (str, bytes))]\n"
         "found = 0\nfor obj in gc.get_objects():\n"
         "    if isinstance(obj, (dict, list, tuple)):\n"
-        "        found += sum(len(others(v)) for v in strings(obj))\n"
-        "f = sys._getframe()\nwhile f:\n    found += len(others(repr(f.f_locals)))\n    f = f.f_back\n"
+        "        found += sum(len(later(v)) for v in strings(obj))\n"
+        "f = sys._getframe()\nwhile f:\n    found += len(later(repr(f.f_locals)))\n    f = f.f_back\n"
         "print(zlib.crc32(secret.encode()), found)"
     )
     inputs = [f"TOPSECRET{i}-{'x' * 600}" for i in range(3)]
@@ -119,7 +119,15 @@ def test_private_inputs_run_one_child_each_and_are_not_in_memory(pool):
     results = pool.run(Program(probe, inputs, private=True))
     assert [r.stdout.split() for r in results] == [[str(zlib.crc32(i.encode())), "0"] for i in inputs]
     shared = pool.run(Program(probe, inputs))
-    assert shared[0].stdout.split()[1] != "0", "the probe does find other inputs when they are not private"
+    assert shared[0].stdout.split()[1] != "0", "the probe does find later inputs when they are not private"
+
+
+def test_private_inputs_run_in_one_child_unless_strict(pool):
+    probe = "import os, sys\nsys.stdin.read()\nprint(os.getpid())"
+    shared = pool.run(Program(probe, ["a", "b", "c"], private=True))
+    strict = pool.run(Program(probe, ["a", "b", "c"], private=True, strict=True))
+    assert len({r.stdout for r in shared}) == 1
+    assert len({r.stdout for r in strict}) == 3
 
 
 def test_stop_when_skips_the_remaining_inputs(pool):

@@ -124,3 +124,21 @@ def test_limits_reject_nonsense():
         Limits(timeout_s=0)
     with pytest.raises(ValueError, match="unknown limit"):
         Limits().with_overrides(timeout=3)
+
+
+def test_writing_to_the_control_channel_is_the_programs_fault_not_a_lost_worker(pool):
+    hijack = (
+        "import os, socket, stat\n"
+        "for name in os.listdir('/proc/self/fd'):\n"
+        "    fd = int(name)\n"
+        "    try:\n"
+        "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        "            socket.socket(fileno=os.dup(fd)).send(b'E 0 {\"status\": \"ok\"}')\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print(input())\n"
+    )
+    results = pool.run(Program(hijack, ["1", "2", "3"]))
+    assert [r.verdict for r in results] == [Verdict.RUNTIME_ERROR, Verdict.NOT_RUN, Verdict.NOT_RUN]
+    assert "control channel" in results[0].error
+    assert pool.run(Program("print(5)", [""]))[0].stdout == "5\n"
