@@ -133,7 +133,7 @@ def test_writing_to_the_control_channel_is_the_programs_fault_not_a_lost_worker(
         "    fd = int(name)\n"
         "    try:\n"
         "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
-        "            socket.socket(fileno=os.dup(fd)).send(b'E 0 {\"status\": \"ok\"}')\n"
+        '            socket.socket(fileno=os.dup(fd)).send(b\'E 0 {"status": "ok"}\')\n'
         "    except OSError:\n"
         "        pass\n"
         "print(input())\n"
