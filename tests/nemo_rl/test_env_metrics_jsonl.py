@@ -47,7 +47,8 @@ def test_each_step_appends_the_metrics_the_environment_reports(tmp_path: Path) -
     assert [row["step"] for row in written] == [0, 1]
     assert [row["pass_rate"] for row in written] == [0.5, 1.0]
     assert written[0]["verdict/wrong_answer"] == 2.0 and "repetition_rate" in written[0]
-    assert [{k: v for k, v in row.items() if k != "step"} for row in written] == pytest.approx(reported)
+    for row, metrics in zip(written, reported, strict=True):
+        assert {k: v for k, v in row.items() if k != "step"} == pytest.approx(metrics)
 
 
 def test_plot_reads_the_environment_file_in_the_run_folder(tmp_path: Path) -> None:
