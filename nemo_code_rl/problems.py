@@ -65,6 +65,11 @@ class ProblemFormatError(ValueError):
         """The same error, placed at ``location``."""
         return ProblemFormatError(self.detail, field=self.field, location=location)
 
+    def under(self, parent: str) -> ProblemFormatError:
+        """The same error, its field named as a part of ``parent`` (a field holding a whole row)."""
+        field = f"{parent}.{self.field}" if self.field else parent
+        return ProblemFormatError(self.detail, field=field, location=self.location)
+
 
 @dataclass(frozen=True)
 class Problem:
@@ -312,7 +317,7 @@ def _from_nemo_gym(row: Mapping[str, Any], problem_id: str, source_format: str) 
 
 
 def _from_code_contests_sandboxfusion(row: Mapping[str, Any], problem_id: str, source_format: str) -> Problem:
-    tests = _json_field(row, "test")
+    tests = decoded_json(row.get("test"), "test")
     if not isinstance(tests, list):
         raise ProblemFormatError("must be a list of tests", field="test")
     inputs, outputs = [], []
@@ -380,7 +385,7 @@ def _from_code_contests(row: Mapping[str, Any], problem_id: str, source_format: 
 
 
 def _from_apps(row: Mapping[str, Any], problem_id: str, source_format: str) -> Problem:
-    tests = _json_field(row, "input_output")
+    tests = decoded_json(row.get("input_output"), "input_output")
     if not isinstance(tests, Mapping):
         raise ProblemFormatError("must be a JSON object with inputs and outputs", field="input_output")
     question = _text(row, "question")
@@ -393,7 +398,7 @@ def _from_apps(row: Mapping[str, Any], problem_id: str, source_format: str) -> P
         prompt += f"\n\nUse this starter code:\n```python\n{starter_code.rstrip()}\n```"
     elif fn_name:
         prompt += f"\n\nYour solution must define a function named `{fn_name}`."
-    solutions = _json_field(row, "solutions") if row.get("solutions") else []
+    solutions = decoded_json(row["solutions"], "solutions") if row.get("solutions") else []
     if not isinstance(solutions, list):
         raise ProblemFormatError("must be a JSON list of programs", field="solutions")
     return _unit_test_problem(
@@ -631,14 +636,19 @@ def _time_limit(value: Any) -> float | None:
     return seconds if seconds and seconds > 0 else None
 
 
-def _json_field(row: Mapping[str, Any], name: str) -> Any:
-    value = row.get(name)
+def decoded_json(value: Any, field: str) -> Any:
+    """``value`` decoded when it is JSON text (data sets store nested fields so, to keep Arrow
+    from re-typing them), else ``value`` itself; bad JSON is an error naming ``field``.
+
+    >>> decoded_json('{"a": [1]}', "tests"), decoded_json([1], "tests")
+    ({'a': [1]}, [1])
+    """
     if not isinstance(value, str):
         return value
     try:
         return json.loads(value)
     except ValueError as error:
-        raise ProblemFormatError(f"not valid JSON ({error})", field=name) from error
+        raise ProblemFormatError(f"not valid JSON ({error})", field=field) from error
 
 
 def _text(row: Mapping[str, Any], name: str) -> str:
@@ -657,7 +667,7 @@ def _strings(value: Any, field_name: str) -> list[str]:
 
 def _labels(row: Mapping[str, Any]) -> Mapping[str, Any]:
     """SandboxFusion's ``labels``: an object, or JSON text of one."""
-    labels = _json_field(row, "labels") if "labels" in row else {}
+    labels = decoded_json(row["labels"], "labels") if "labels" in row else {}
     if not isinstance(labels, Mapping):
         raise ProblemFormatError("must be an object (or JSON text of one)", field="labels")
     return labels

@@ -18,8 +18,9 @@ from nemo_code_rl.arc.augment import Augmentation
 from nemo_code_rl.arc.dataset import ArcDatum, datum_from_row
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.task import ArcTask, task_from_row
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.problems import ProblemFormatError, decoded_json
 from nemo_code_rl.processors.datum import chat_datum
+from nemo_code_rl.processors.env_info import decoded_env_info
 
 ARC_PROCESSOR_NAME = "arc_programs"
 TASK_KEY = "arc_task"
@@ -80,27 +81,12 @@ def task_from_env_info(info: Mapping[str, Any] | str) -> tuple[ArcTask, Augmenta
     Raises:
         ProblemFormatError: naming the ``extra_env_info`` field that is missing or malformed.
     """
-    info = _json(info, "extra_env_info") if isinstance(info, str) else info
-    if not isinstance(info, Mapping):
-        raise ProblemFormatError(f"must be a dict, got {type(info).__name__}", field="extra_env_info")
-    if TASK_KEY not in info:
-        raise ProblemFormatError(
-            f"missing; keys seen: {sorted(map(str, info))} (rows must go through {ARC_PROCESSOR_NAME})",
-            field=f"extra_env_info.{TASK_KEY}",
-        )
-    row = info[TASK_KEY]
-    row = _json(row, f"extra_env_info.{TASK_KEY}") if isinstance(row, str) else row
+    info = decoded_env_info(info, TASK_KEY, ARC_PROCESSOR_NAME)
     try:
-        task = task_from_row(row)
+        task = task_from_row(decoded_json(info[TASK_KEY], f"extra_env_info.{TASK_KEY}"))
     except ProblemFormatError as error:
-        detail_field = f"extra_env_info.{TASK_KEY}" + (f".{error.field}" if error.field else "")
-        raise ProblemFormatError(error.detail, field=detail_field) from error
-    augmentation = info.get(AUGMENTATION_KEY)
-    augmentation = (
-        _json(augmentation, f"extra_env_info.{AUGMENTATION_KEY}")
-        if isinstance(augmentation, str)
-        else augmentation
-    )
+        raise error.under(f"extra_env_info.{TASK_KEY}") from error
+    augmentation = decoded_json(info.get(AUGMENTATION_KEY), f"extra_env_info.{AUGMENTATION_KEY}")
     try:
         return task, Augmentation.from_dict(augmentation) if augmentation else None
     except (TypeError, ValueError) as error:
@@ -128,10 +114,3 @@ def _with_task_spec(messages: list[dict[str, str]], task_data_spec: Any) -> list
     if template:
         user = [{**m, "content": template.format(m["content"])} for m in user]
     return system + user
-
-
-def _json(text: str, field_name: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise ProblemFormatError(f"not valid JSON ({error})", field=field_name) from error

@@ -12,11 +12,10 @@ The problem itself travels to the environment in ``extra_env_info`` (see ``env_i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from nemo_code_rl.problems import ID_FIELDS, Problem, ProblemFormatError, parse_problem
+from nemo_code_rl.problems import ID_FIELDS, Problem, ProblemFormatError, decoded_json, parse_problem
 from nemo_code_rl.processors.datum import chat_datum
 from nemo_code_rl.processors.env_info import env_info_for_problem
 
@@ -105,10 +104,7 @@ def _source_row(datum_dict: Mapping[str, Any]) -> dict[str, Any]:
     for column in (ENCODED_PROBLEM_COLUMN, GYM_ROW_COLUMN):
         value = datum_dict.get(column)
         if isinstance(value, str):
-            try:
-                decoded = json.loads(value)
-            except ValueError as error:
-                raise ProblemFormatError(f"not valid JSON ({error})", field=column) from error
+            decoded = decoded_json(value, column)
             if not isinstance(decoded, Mapping):
                 raise ProblemFormatError(f"must be a JSON object, got {type(decoded).__name__}", field=column)
             return dict(decoded)

@@ -15,7 +15,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from nemo_code_rl.problems import Problem, ProblemFormatError, parse_problem
+from nemo_code_rl.problems import Problem, ProblemFormatError, decoded_json, parse_problem
 
 PROBLEM_KEY = "problem"
 # Problems kept parsed: a step's prompts, with room to spare (tests can be megabytes each).
@@ -46,16 +46,7 @@ def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
     string column), and a ``"problem"`` entry that is JSON text or an already-decoded dict.
     Anything else is a ``ProblemFormatError`` naming the field.
     """
-    if isinstance(info, str):
-        info = _json(info, "extra_env_info")
-    if not isinstance(info, Mapping):
-        raise ProblemFormatError(f"must be a dict, got {type(info).__name__}", field="extra_env_info")
-    if PROBLEM_KEY not in info:
-        raise ProblemFormatError(
-            f"missing; keys seen: {sorted(map(str, info))} (rows must go through code_unit_tests_processor)",
-            field=f"extra_env_info.{PROBLEM_KEY}",
-        )
-    row = info[PROBLEM_KEY]
+    row = decoded_env_info(info, PROBLEM_KEY, "code_unit_tests_processor")[PROBLEM_KEY]
     if isinstance(row, str):
         return _problem_from_text(row)
     return _problem_from_row(row)
@@ -65,7 +56,7 @@ def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
 def _problem_from_text(text: str) -> Problem:
     """Samples of one prompt carry the same text; they share one ``Problem``, parsed once, so the
     verifier runs a completion repeated within the group once (see ``Verifier.verify_batch``)."""
-    return _problem_from_row(_json(text, f"extra_env_info.{PROBLEM_KEY}"))
+    return _problem_from_row(decoded_json(text, f"extra_env_info.{PROBLEM_KEY}"))
 
 
 def _problem_from_row(row: Any) -> Problem:
@@ -77,12 +68,18 @@ def _problem_from_row(row: Any) -> Problem:
     try:
         return parse_problem(row)
     except ProblemFormatError as error:
-        detail_field = f"extra_env_info.{PROBLEM_KEY}" + (f".{error.field}" if error.field else "")
-        raise ProblemFormatError(error.detail, field=detail_field) from error
+        raise error.under(f"extra_env_info.{PROBLEM_KEY}") from error
 
 
-def _json(text: str, field_name: str) -> Any:
-    try:
-        return json.loads(text)
-    except ValueError as error:
-        raise ProblemFormatError(f"not valid JSON ({error})", field=field_name) from error
+def decoded_env_info(info: Mapping[str, Any] | str, key: str, processor: str) -> Mapping[str, Any]:
+    """An ``extra_env_info`` (the dict, or JSON text of it) that holds ``key``, which ``processor``
+    writes; anything else is a ``ProblemFormatError`` naming the field."""
+    info = decoded_json(info, "extra_env_info")
+    if not isinstance(info, Mapping):
+        raise ProblemFormatError(f"must be a dict, got {type(info).__name__}", field="extra_env_info")
+    if key not in info:
+        raise ProblemFormatError(
+            f"missing; keys seen: {sorted(map(str, info))} (rows must go through {processor})",
+            field=f"extra_env_info.{key}",
+        )
+    return info

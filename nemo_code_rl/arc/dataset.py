@@ -31,7 +31,7 @@ from nemo_code_rl.arc.data import DEFAULT_SOURCE, load_arc_tasks
 from nemo_code_rl.arc.prompts import PromptConfig, filter_by_prompt_tokens
 from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
 from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.problems import ProblemFormatError, decoded_json
 
 TASK_COLUMN = "arc_task"
 PROMPT_COLUMN = "arc_prompt"
@@ -121,17 +121,11 @@ def datum_from_row(row: Mapping[str, Any]) -> ArcDatum:
         if not is_arc_row(row):
             raise ProblemFormatError(f"neither an {TASK_COLUMN!r} column nor ARC train/test grids")
         return ArcDatum(task_from_row(row))
-    task = task_from_row(_decoded(row, TASK_COLUMN))
-    prompt = PromptConfig.from_dict(_decoded(row, PROMPT_COLUMN) if row.get(PROMPT_COLUMN) else {})
-    augmentation = _decoded(row, AUGMENTATION_COLUMN) if row.get(AUGMENTATION_COLUMN) else None
+    task = task_from_row(decoded_json(row[TASK_COLUMN], TASK_COLUMN))
+    prompt = PromptConfig.from_dict(
+        decoded_json(row[PROMPT_COLUMN], PROMPT_COLUMN) if row.get(PROMPT_COLUMN) else {}
+    )
+    augmentation = (
+        decoded_json(row[AUGMENTATION_COLUMN], AUGMENTATION_COLUMN) if row.get(AUGMENTATION_COLUMN) else None
+    )
     return ArcDatum(task, prompt, Augmentation.from_dict(augmentation) if augmentation else None)
-
-
-def _decoded(row: Mapping[str, Any], column: str) -> Any:
-    value = row[column]
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError as error:
-        raise ProblemFormatError(f"not valid JSON ({error})", field=column) from None
