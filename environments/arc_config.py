@@ -23,12 +23,11 @@ Keys (defaults in brackets):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from nemo_code_rl.arc.verifier import ArcVerifierConfig
-from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.environments.config import CodeEnvConfig, TokenizerSettings
+from nemo_code_rl.environments.config import EpisodeConfig
 
 ARC_ENV_NAME = "arc_programs"
 ARC_ENV_FQN = "nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment"
@@ -39,32 +38,14 @@ DEFAULT_ARC_FEEDBACK_TEMPLATE = (
 
 
 @dataclass(frozen=True)
-class ArcEnvConfig:
-    """The ARC environment's settings; build it with ``ArcEnvConfig.from_dict`` (see the module doc)."""
+class ArcEnvConfig(EpisodeConfig):
+    """The ARC environment's settings; build it with ``ArcEnvConfig.from_dict`` (see the module doc).
 
-    verifier: ArcVerifierConfig = field(default_factory=ArcVerifierConfig)
-    workers: int | None = None
-    isolation: str = "full"
-    max_rollout_turns: int = 1
-    tokenizer: TokenizerSettings | None = None
+    The episode settings are the unit-test environment's (``EpisodeConfig``), checked the same way.
+    """
+
     feedback_template: str = DEFAULT_ARC_FEEDBACK_TEMPLATE
-    metrics_jsonl: str | None = None
-
-    def __post_init__(self) -> None:
-        # The episode settings mean what they mean for the unit-test environment, so its config
-        # class checks them: both environments accept exactly the same values.
-        CodeEnvConfig(
-            workers=self.workers,
-            isolation=self.isolation,
-            max_rollout_turns=self.max_rollout_turns,
-            tokenizer=self.tokenizer,
-            feedback_template=self.feedback_template,
-            metrics_jsonl=self.metrics_jsonl,
-        )
-
-    @property
-    def multi_turn(self) -> bool:
-        return self.max_rollout_turns > 1
+    verifier: ArcVerifierConfig = field(default_factory=ArcVerifierConfig)
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, where: str = "env") -> ArcEnvConfig:
@@ -77,15 +58,4 @@ class ArcEnvConfig:
         ...
         nemo_code_rl.config_keys.ConfigError: unknown key 'rewards' in env; did you mean 'reward'? ...
         """
-        data = dict(data or {})
-        own = [f.name for f in fields(cls) if f.name != "verifier"]
-        check_keys(data, [*own, *(f.name for f in fields(ArcVerifierConfig))], where)
-        settings = {key: data.pop(key) for key in own if key in data}
-        if settings.get("tokenizer") is not None:
-            settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
-        try:
-            return cls(verifier=ArcVerifierConfig.from_dict(data, where), **settings)
-        except ConfigError:
-            raise
-        except (TypeError, ValueError) as error:
-            raise ConfigError(f"invalid {where}: {error}") from error
+        return cls._from_dict(data, where, ArcVerifierConfig)

@@ -98,10 +98,9 @@ class TokenizerSettings:
 
 
 @dataclass(frozen=True)
-class CodeEnvConfig:
-    """The environment's settings; build it with ``CodeEnvConfig.from_dict`` (see the module doc)."""
+class EpisodeConfig:
+    """The settings every verifying environment has beside its verifier (see the module doc)."""
 
-    verifier: VerifierConfig = field(default_factory=VerifierConfig)
     workers: int | None = None
     isolation: str = "full"
     max_rollout_turns: int = 1
@@ -136,6 +135,29 @@ class CodeEnvConfig:
         return self.max_rollout_turns > 1
 
     @classmethod
+    def _from_dict(cls, data: Mapping[str, Any] | None, where: str, verifier_type: Any) -> Any:
+        """Split ``data`` into the episode settings and the verifier's keys, checking both strictly."""
+        data = dict(data or {})
+        own = [f.name for f in fields(cls) if f.name != "verifier"]
+        check_keys(data, [*own, *(f.name for f in fields(verifier_type))], where)
+        settings = {key: data.pop(key) for key in own if key in data}
+        if settings.get("tokenizer") is not None:
+            settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
+        try:
+            return cls(verifier=verifier_type.from_dict(data, where), **settings)
+        except ConfigError:
+            raise
+        except (TypeError, ValueError) as error:
+            raise ConfigError(f"invalid {where}: {error}") from error
+
+
+@dataclass(frozen=True)
+class CodeEnvConfig(EpisodeConfig):
+    """The environment's settings; build it with ``CodeEnvConfig.from_dict`` (see the module doc)."""
+
+    verifier: VerifierConfig = field(default_factory=VerifierConfig)
+
+    @classmethod
     def from_dict(cls, data: Mapping[str, Any] | None, where: str = "env") -> CodeEnvConfig:
         """Validate the ``env.<name>`` dict; any unknown key, at any level, is a ``ConfigError``.
 
@@ -146,16 +168,4 @@ class CodeEnvConfig:
         ...
         nemo_code_rl.config_keys.ConfigError: unknown key 'max_turns' in env; did you mean 'max_rollout_t...
         """
-        data = dict(data or {})
-        own = [f.name for f in fields(cls) if f.name != "verifier"]
-        check_keys(data, [*own, *(f.name for f in fields(VerifierConfig))], where)
-        settings = {key: data.pop(key) for key in own if key in data}
-        if settings.get("tokenizer") is not None:
-            settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
-        try:
-            verifier = VerifierConfig.from_dict(data, where)
-            return cls(verifier=verifier, **settings)
-        except ConfigError:
-            raise
-        except (TypeError, ValueError) as error:
-            raise ConfigError(f"invalid {where}: {error}") from error
+        return cls._from_dict(data, where, VerifierConfig)

@@ -35,7 +35,7 @@ import torch
 
 from nemo_code_rl.environments.chat_turns import UserTurnFormat, load_tokenizer, user_turn_format
 from nemo_code_rl.environments.coalescer import BatchCoalescer
-from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, TokenizerSettings
+from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, EpisodeConfig
 from nemo_code_rl.environments.messages import (
     ENVIRONMENT_ROLE,
     EPISODE_REWARD_KEY,
@@ -54,21 +54,6 @@ from nemo_code_rl.environments.neutral_rewards import neutral_rewards
 logger = logging.getLogger(__name__)
 
 
-class EpisodeSettings(Protocol):
-    """The settings of an environment config that the shared step reads."""
-
-    @property
-    def max_rollout_turns(self) -> int: ...
-    @property
-    def tokenizer(self) -> TokenizerSettings | None: ...
-    @property
-    def feedback_template(self) -> str: ...
-    @property
-    def metrics_jsonl(self) -> str | None: ...
-    @property
-    def multi_turn(self) -> bool: ...
-
-
 class Verdict(Protocol):
     """What the shared step reads of a verification: its reward (``None``: not judged) and code."""
 
@@ -78,7 +63,7 @@ class Verdict(Protocol):
     def code(self) -> str | None: ...
 
 
-Config = TypeVar("Config", bound=EpisodeSettings)
+Config = TypeVar("Config", bound=EpisodeConfig)
 Subject = TypeVar("Subject")
 Job = TypeVar("Job")
 Result = TypeVar("Result", bound=Verdict)
