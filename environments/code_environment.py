@@ -22,14 +22,13 @@ a unit-test verification means: when the episode ends, its metrics record, its c
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
 import ray
 
 from nemo_code_rl.environments.config import CodeEnvConfig
-from nemo_code_rl.environments.metrics import SampleOutcome
+from nemo_code_rl.environments.metrics import verification_outcome
 from nemo_code_rl.environments.verifying_environment import Judgement, Sample, VerifyingEnvironment
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.processors.env_info import problem_from_env_info
@@ -62,27 +61,13 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
     def _judge(
         self, sample: Sample[Problem], verification: Verification, turn: int, reward: float
     ) -> Judgement:
-        verdicts = Counter(test.verdict for test in verification.tests)
         terminated = (
             bool(verification.passed)
             or verification.infra_fault
             or turn >= self.config.max_rollout_turns
             or not verification.feedback
         )
-        outcome = SampleOutcome(
-            problem_id=verification.problem_id,
-            turn=turn,
-            terminal=terminated,
-            format_ok=verification.format_ok,
-            passed=verification.passed,
-            fraction_passed=verification.n_passed / verification.n_total if verification.n_total else 0.0,
-            ran_without_error=verification.ran_without_error,
-            verdicts=dict(verdicts),
-            infra_fault=verification.infra_fault,
-            execution_s=verification.execution_s,
-            timeout_lost_s=verification.timeout_lost_s,
-            reward=reward,
-        )
+        outcome = verification_outcome(verification, reward, turn=turn, terminal=terminated)
         result = {
             "passed": verification.passed,
             "n_passed": verification.n_passed,
@@ -91,7 +76,7 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
             "infra_fault": verification.infra_fault,
             "reward": verification.reward,
             "reward_version": verification.reward_version,
-            "verdicts": dict(verdicts),
+            "verdicts": dict(outcome.verdicts),
         }
         return Judgement(outcome, result, verification.feedback)
 

@@ -19,6 +19,10 @@ from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nemo_code_rl.verification import Verification
 
 DEFAULT_NGRAM = 4
 DEFAULT_REPETITION_THRESHOLD = 0.3
@@ -61,6 +65,26 @@ class SampleOutcome:
     def judged(self) -> bool:
         """The attempt says something about the policy."""
         return not (self.infra_fault or self.bad_metadata)
+
+
+def verification_outcome(
+    verification: Verification, reward: float, *, turn: int = 1, terminal: bool = True
+) -> SampleOutcome:
+    """The record of one attempt judged against unit tests (``reward`` as finally given)."""
+    return SampleOutcome(
+        problem_id=verification.problem_id,
+        turn=turn,
+        terminal=terminal,
+        format_ok=verification.format_ok,
+        passed=verification.passed,
+        fraction_passed=verification.n_passed / verification.n_total if verification.n_total else 0.0,
+        ran_without_error=verification.ran_without_error,
+        verdicts=dict(Counter(test.verdict for test in verification.tests)),
+        infra_fault=verification.infra_fault,
+        execution_s=verification.execution_s,
+        timeout_lost_s=verification.timeout_lost_s,
+        reward=reward,
+    )
 
 
 def verification_metrics(outcomes: Sequence[SampleOutcome]) -> dict[str, float]:

@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -38,7 +37,12 @@ from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.engine import ExecutionPool
-from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
+from nemo_code_rl.environments.metrics import (
+    SampleOutcome,
+    response_metrics,
+    verification_metrics,
+    verification_outcome,
+)
 from nemo_code_rl.environments.neutral_rewards import neutral_rewards
 from nemo_code_rl.problems import Problem, ProblemFormatError
 from nemo_code_rl.processors.code_processors import (
@@ -283,18 +287,7 @@ class _PromptSpec:
 def _outcome(verification: Verification | None, problem_id: str | None, reward: float) -> SampleOutcome:
     if verification is None:
         return SampleOutcome(problem_id, passed=None, bad_metadata=True, reward=reward)
-    return SampleOutcome(
-        problem_id=problem_id,
-        format_ok=verification.format_ok,
-        passed=verification.passed,
-        fraction_passed=verification.n_passed / verification.n_total if verification.n_total else 0.0,
-        ran_without_error=verification.ran_without_error,
-        verdicts=dict(Counter(test.verdict for test in verification.tests)),
-        infra_fault=verification.infra_fault,
-        execution_s=verification.execution_s,
-        timeout_lost_s=verification.timeout_lost_s,
-        reward=reward,
-    )
+    return verification_outcome(verification, reward)
 
 
 def _verdict(verification: Verification | None) -> str:
