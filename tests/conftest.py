@@ -28,3 +28,18 @@ def fixtures_dir() -> Path:
     if not path.is_dir():
         pytest.skip(f"real-data fixtures not found at {path} (set {FIXTURES_ENV} to the shared/data folder)")
     return path
+
+
+@pytest.fixture(scope="module")
+def ray_cluster():
+    """A real local Ray cluster of 2 CPUs, shared by a module's tests; skipped without Ray.
+
+    Module scope: a process holds one ``ray.init`` at a time, and some modules connect to a
+    cluster of their own (several nodes), so each module's Ray must be gone before the next starts.
+    """
+    ray = pytest.importorskip("ray", reason="these tests need Ray: pip install 'nemo-code-rl[ray]'")
+    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()

@@ -23,15 +23,6 @@ ENV_CONFIG = {
 
 
 @pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
-@pytest.fixture(scope="module")
 def env(ray_cluster):
     actor = CodeUnitTestEnvironment.remote(ENV_CONFIG)
     try:

@@ -146,15 +146,6 @@ def smollm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Path]:
     return model, tokenizer, tokenizer_folder
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        yield
-    finally:
-        ray.shutdown()
-
-
 def _setup(config: dict[str, Any], tokenizer: Any) -> tuple[Any, Any, dict, dict]:
     register()
     return setup_response_data(tokenizer, config["data"], config["env"])
