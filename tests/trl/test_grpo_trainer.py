@@ -20,11 +20,12 @@ pytest.importorskip("trl", reason="TRL is not installed: pip install 'nemo-code-
 pytest.importorskip("datasets", reason="datasets is not installed: pip install 'nemo-code-rl[trl]'")
 
 from datasets import Dataset  # noqa: E402
-from transformers import AutoTokenizer, LlamaConfig, LlamaForCausalLM  # noqa: E402
+from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
 from trl import GRPOConfig, GRPOTrainer  # noqa: E402
 
 from nemo_code_rl.arc.data import load_arc_tasks  # noqa: E402
 from nemo_code_rl.arc.dataset import ArcDatum  # noqa: E402
+from nemo_code_rl.benchmarking import smollm2  # noqa: E402
 from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems  # noqa: E402
 from nemo_code_rl.integrations.trl import ArcProgramReward, UnitTestReward, arc_trl_rows, trl_rows  # noqa: E402
 from tests.nemo_rl.conftest import tokenizer_config  # noqa: E402, F401  (shared fixture)
@@ -34,11 +35,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(scope="module")
 def chat_tokenizer(tokenizer_config: dict[str, str]) -> Any:  # noqa: F811
-    tokenizer = AutoTokenizer.from_pretrained(
-        tokenizer_config["name"], gguf_file=tokenizer_config["gguf_file"]
-    )
-    tokenizer.eos_token = tokenizer.pad_token = "<|im_end|>"
-    return tokenizer
+    return smollm2.chat_tokenizer(Path(tokenizer_config["name"]), tokenizer_config["gguf_file"])
 
 
 def _tiny_model(tokenizer: Any) -> LlamaForCausalLM:
