@@ -297,7 +297,7 @@ def write_results(
         "train_reward_last_5": rewards[-5:],
         "step_time": summarize(steps),
         "total_s": total_s,
-        "plots": [str(p) for p in plots],
+        "plots": [str(p.relative_to(args.out)) for p in plots],
     }
     (args.out / "results.json").write_text(json.dumps(results, indent=2))
     print(json.dumps({k: v for k, v in results.items() if k != "settings"}, indent=2))
