@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.passk import pass_at_k_table
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import REWARD_VERSION
 from nemo_code_rl.verification import Verifier
-
-UNKNOWN_PROBLEM = "unknown_problem"
 
 
 class CompletionsError(ValueError):
@@ -80,7 +79,7 @@ def score(
                     **base,
                     "reward": None,
                     "passed": None,
-                    "tests": [{"verdict": UNKNOWN_PROBLEM}],
+                    "tests": [{"verdict": Verdict.UNKNOWN_PROBLEM}],
                     "reward_version": REWARD_VERSION,
                 }
             )

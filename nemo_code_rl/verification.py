@@ -21,7 +21,7 @@ from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
-from nemo_code_rl.harness.programs import NOT_RUN, PASSED, Judgement
+from nemo_code_rl.harness.programs import Judgement
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import (
     REWARD_VERSION,
@@ -133,7 +133,7 @@ class Verification:
 
     @property
     def n_passed(self) -> int:
-        return sum(t.verdict == PASSED for t in self.tests)
+        return sum(t.verdict == Verdict.PASSED for t in self.tests)
 
     @property
     def n_total(self) -> int:
@@ -142,7 +142,7 @@ class Verification:
     @property
     def ran_without_error(self) -> bool:
         return bool(self.tests) and all(
-            t.verdict in (PASSED, programs.WRONG_ANSWER, NOT_RUN) for t in self.tests
+            t.verdict in (Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.NOT_RUN) for t in self.tests
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -297,7 +297,7 @@ class Verifier:
             job = jobs[program]
             if job.problem.id in self.config.checkers:
                 return result.verdict is not Verdict.OK
-            return self._judge(job, position, result).verdict != PASSED
+            return self._judge(job, position, result).verdict != Verdict.PASSED
 
         results = self.pool.run_batch(
             batch, progress=progress, stop_when=failed if self.config.early_exit else None
@@ -340,7 +340,7 @@ class Verifier:
             TestOutcome(judgement.verdict, result.wall_s, judgement.detail) for judgement, result in pairs
         ]
         infra = any(t.verdict in INFRA_VERDICTS for t in tests)
-        all_passed = all(t.verdict == PASSED for t in tests)
+        all_passed = all(t.verdict == Verdict.PASSED for t in tests)
         verification = Verification(
             problem_id=job.problem.id,
             format_ok=True,
@@ -381,7 +381,10 @@ class Verifier:
         )
 
     def _feedback(self, job: _Job) -> str:
-        failing = next((p for p, j in enumerate(job.judgements) if j.verdict not in (PASSED, NOT_RUN)), None)
+        failing = next(
+            (p for p, j in enumerate(job.judgements) if j.verdict not in (Verdict.PASSED, Verdict.NOT_RUN)),
+            None,
+        )
         if failing is None:
             return ""
         judgement, result = job.judgements[failing], job.results[failing]
@@ -397,7 +400,7 @@ class Verifier:
             lines += ["Got:", _preview(judgement.got)]
         if judgement.detail:
             lines.append(f"Details: {judgement.detail}")
-        if result.stderr.strip() and judgement.verdict != PASSED:
+        if result.stderr.strip() and judgement.verdict != Verdict.PASSED:
             lines += ["Error output:", _preview(result.stderr, 400)]
         text = "\n".join(lines)
         limit = self.config.feedback_chars
@@ -417,12 +420,12 @@ class Verifier:
 def _cut_after_first_failure(job: _Job) -> None:
     """Early exit is asynchronous; whatever ran after the first failure is dropped, so rewards
     do not depend on timing."""
-    first = next((p for p, j in enumerate(job.judgements) if j.verdict != PASSED), None)
+    first = next((p for p, j in enumerate(job.judgements) if j.verdict != Verdict.PASSED), None)
     if first is None:
         return
     skipped = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier test failed")
     for position in range(first + 1, len(job.judgements)):
-        job.judgements[position] = Judgement(NOT_RUN)
+        job.judgements[position] = Judgement(Verdict.NOT_RUN)
         job.results[position] = skipped
 
 

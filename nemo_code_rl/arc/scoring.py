@@ -20,8 +20,9 @@ from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION
 from nemo_code_rl.arc.submission import build_submission, submission_score
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier
+from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.scoring import UNKNOWN_PROBLEM, Completion
+from nemo_code_rl.scoring import Completion
 
 
 def score_arc(
@@ -48,7 +49,7 @@ def score_arc(
     for completion, augmentation in zip(completions, views, strict=True):
         base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
         if completion.id not in by_id:
-            rows.append({**base, "reward": None, "passed": None, "error": UNKNOWN_PROBLEM})
+            rows.append({**base, "reward": None, "passed": None, "error": Verdict.UNKNOWN_PROBLEM})
         else:
             rows.append({**base, **result_fields(next(verified), augmentation)})
     return rows
@@ -73,13 +74,13 @@ def result_fields(verification: ArcVerification, augmentation: Augmentation | No
 
 def summarize_arc(rows: Sequence[Mapping[str, Any]], tasks: Sequence[ArcTask]) -> dict[str, Any]:
     """The ARC table, unbiased pass@k, and the score of the two-attempt submission the rows make."""
-    outcomes = [ArcOutcome.from_row(row) for row in rows if row.get("error") != UNKNOWN_PROBLEM]
+    outcomes = [ArcOutcome.from_row(row) for row in rows if row.get("error") != Verdict.UNKNOWN_PROBLEM]
     passes = per_task_passes(outcomes)
     scored_ids = {outcome.task_id for outcome in outcomes}
     scored = [task for task in tasks if task.id in scored_ids]
     return {
         "completions": len(rows),
-        "unknown_tasks": sum(1 for row in rows if row.get("error") == UNKNOWN_PROBLEM),
+        "unknown_tasks": sum(1 for row in rows if row.get("error") == Verdict.UNKNOWN_PROBLEM),
         "metrics": arc_metrics(outcomes),
         "pass_at_k": pass_at_k_table(passes) if passes else {},
         "submission_score": submission_score(build_submission(rows, scored), scored),

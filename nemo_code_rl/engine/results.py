@@ -8,22 +8,9 @@ inputs skipped because the caller stopped the program early (``run_batch(stop_wh
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from enum import StrEnum
 from typing import Any
 
-
-class Verdict(StrEnum):
-    """How one input's execution ended."""
-
-    OK = "ok"
-    RUNTIME_ERROR = "runtime_error"
-    TIMEOUT = "timeout"
-    MEMORY_LIMIT = "memory_limit"
-    OUTPUT_LIMIT = "output_limit"
-    SIGNAL = "signal"
-    SYNTAX_ERROR = "syntax_error"
-    WORKER_LOST = "worker_lost"
-    NOT_RUN = "not_run"
+from nemo_code_rl.outcomes import Verdict
 
 
 @dataclass(frozen=True)

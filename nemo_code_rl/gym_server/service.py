@@ -17,7 +17,7 @@ from typing import Any
 
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.gym_server.models import ServerOptions
-from nemo_code_rl.harness.programs import NOT_RUN, PASSED, WRONG_ANSWER
+from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.problems import ID_FIELDS, Problem, parse_problem
 from nemo_code_rl.verification import Verification, Verifier
 
@@ -26,7 +26,7 @@ FAILURE_CLASS_KEY = "_ng_failure_class"
 INFRA_FAILURE_CLASS = "verifier_infra_fault"
 
 # LiveCodeBench's per-test codes, as code_gen reports them in ``result``.
-_LCB_CODES = {WRONG_ANSWER: -2, "timeout": -3, "worker_lost": -1}
+_LCB_CODES = {Verdict.WRONG_ANSWER: -2, "timeout": -3, "worker_lost": -1}
 _LCB_RUNTIME_ERROR = -4
 _THINK_TAGS = ("<think>", "</think>")
 
@@ -151,16 +151,18 @@ def has_reasoning_format_violation(response: Mapping[str, Any], output_text: str
 def lcb_result(verification: Verification) -> list[bool | int]:
     """One LiveCodeBench code per test that ran (``True`` for a pass)."""
     return [
-        True if test.verdict == PASSED else _LCB_CODES.get(test.verdict, _LCB_RUNTIME_ERROR)
+        True if test.verdict == Verdict.PASSED else _LCB_CODES.get(test.verdict, _LCB_RUNTIME_ERROR)
         for test in verification.tests
-        if test.verdict != NOT_RUN
+        if test.verdict != Verdict.NOT_RUN
     ]
 
 
 def lcb_metadata(verification: Verification) -> dict[str, Any]:
     """The total test time, and the first failure's code and message, under code_gen's keys."""
     metadata: dict[str, Any] = {"execution time": verification.execution_s}
-    failing = next((t for t in verification.tests if t.verdict not in (PASSED, NOT_RUN)), None)
+    failing = next(
+        (t for t in verification.tests if t.verdict not in (Verdict.PASSED, Verdict.NOT_RUN)), None
+    )
     if failing is not None:
         code = _LCB_CODES.get(failing.verdict, _LCB_RUNTIME_ERROR)
         message = failing.detail or failing.verdict.replace("_", " ")

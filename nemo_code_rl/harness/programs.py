@@ -18,9 +18,6 @@ from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.harness import assert_driver, call_driver, codec
 from nemo_code_rl.problems import Problem
 
-PASSED = "passed"
-WRONG_ANSWER = "wrong_answer"
-NOT_RUN = "not_run"
 _HERE = Path(__file__).parent
 
 
@@ -33,7 +30,7 @@ def _prelude(driver: str) -> str:
 class Judgement:
     """How one test went: a test verdict and, for humans, why."""
 
-    verdict: str
+    verdict: Verdict
     detail: str = ""
     got: str = ""
 
@@ -85,14 +82,16 @@ def judge(
 ) -> Judgement:
     """Judge one engine result against test ``test`` of ``problem``."""
     if result.verdict is Verdict.NOT_RUN:
-        return Judgement(NOT_RUN)
+        return Judgement(Verdict.NOT_RUN)
     if problem.kind == "assert":
         return _judge_assert(result)
     if result.verdict is not Verdict.OK:
         return Judgement(_engine_verdict(result), result.error, result.stdout)
     if problem.kind == "stdio":
         outcome = compare(result.stdout, problem.outputs[test], comparison)
-        return Judgement(PASSED if outcome.passed else WRONG_ANSWER, outcome.reason, result.stdout)
+        return Judgement(
+            Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, result.stdout
+        )
     return _judge_call(problem, test, result, values)
 
 
@@ -101,24 +100,26 @@ def _judge_call(
 ) -> Judgement:
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
     if not lines:
-        return Judgement(WRONG_ANSWER, "the function returned no value")
+        return Judgement(Verdict.WRONG_ANSWER, "the function returned no value")
     try:
         actual = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :])
     except (ValueError, codec.NotPlainData) as exc:
-        return Judgement(WRONG_ANSWER, f"unreadable return value: {exc}")
+        return Judgement(Verdict.WRONG_ANSWER, f"unreadable return value: {exc}")
     expected = json.loads(problem.outputs[test])
     outcome = compare_values(actual, expected, values)
-    return Judgement(PASSED if outcome.passed else WRONG_ANSWER, outcome.reason, repr(actual)[:1000])
+    return Judgement(
+        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, repr(actual)[:1000]
+    )
 
 
 def _judge_assert(result: ExecutionResult) -> Judgement:
     passed = result.stdout.rstrip("\n").endswith(assert_driver.PASS_MARKER)
     if result.verdict is Verdict.OK and passed:
-        return Judgement(PASSED)
+        return Judgement(Verdict.PASSED)
     if result.verdict is Verdict.OK:
-        return Judgement(WRONG_ANSWER, "the tests did not run to their end")
+        return Judgement(Verdict.WRONG_ANSWER, "the tests did not run to their end")
     if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith("AssertionError"):
-        return Judgement(WRONG_ANSWER, _failed_assertion(result.stderr) or "an assertion failed")
+        return Judgement(Verdict.WRONG_ANSWER, _failed_assertion(result.stderr) or "an assertion failed")
     return Judgement(_engine_verdict(result), result.error)
 
 
@@ -149,9 +150,11 @@ def checker_source(checker: str) -> str:
 def judge_checker(result: ExecutionResult, stdout: str) -> Judgement:
     """The verdict a special judge returned; a checker that fails is reported, not trusted."""
     if result.verdict is not Verdict.OK:
-        return Judgement(WRONG_ANSWER, f"the checker failed: {result.error or result.verdict.value}", stdout)
+        return Judgement(
+            Verdict.WRONG_ANSWER, f"the checker failed: {result.error or result.verdict.value}", stdout
+        )
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
     verdict = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :]) if lines else None
     if verdict is True:
-        return Judgement(PASSED, "accepted by the checker", stdout)
-    return Judgement(WRONG_ANSWER, "rejected by the checker", stdout)
+        return Judgement(Verdict.PASSED, "accepted by the checker", stdout)
+    return Judgement(Verdict.WRONG_ANSWER, "rejected by the checker", stdout)
