@@ -99,13 +99,14 @@ def assert_unprivileged_without_capabilities(pool) -> None:
     """The program runs as a sandbox uid, not as init, with no capabilities and no way to gain any."""
     source = (
         "import os\nstatus = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
-        "print(os.getuid(), os.geteuid(), os.getpid() != 1, os.getppid())\n"
+        "parent = dict(line.split(':', 1) for line in open(f'/proc/{os.getppid()}/status'))\n"
+        "print(os.getuid(), os.geteuid(), os.getpid() != 1, parent['Uid'].split()[0])\n"
         "for key in ('CapEff', 'CapPrm', 'CapBnd', 'CapAmb', 'NoNewPrivs'):\n    print(key, status[key].strip())"
     )
     lines = stdout_of(pool, source).splitlines()
-    uid, euid, not_init, parent = lines[0].split()
+    uid, euid, not_init, parent_uid = lines[0].split()
     assert int(uid) in pool.sandbox_uids and uid == euid
-    assert not_init == "True" and parent == "1"
+    assert not_init == "True" and parent_uid == "0", "the parent is the privileged template, not a program"
     assert lines[1:] == [f"{key} 0000000000000000" for key in ("CapEff", "CapPrm", "CapBnd", "CapAmb")] + [
         "NoNewPrivs 1"
     ]
@@ -127,7 +128,7 @@ def assert_fork_bomb_and_daemons_leave_nothing_behind(pool) -> None:
 
 
 def assert_killing_the_parent_or_everything_does_not_break_the_batch(pool) -> None:
-    """Signals at the parent (the fork server, PID 1), at -1 or at every PID are refused or harmless.
+    """Signals at the parent (the template, PID 1), at -1 or at every PID are refused or harmless.
 
     Every hostile program still gets a result per input, and the ordinary program batched with them
     gets its right answers.
@@ -148,3 +149,114 @@ def assert_killing_the_parent_or_everything_does_not_break_the_batch(pool) -> No
     assert [r.stdout for r in results[-1]] == [f"{i + 1}\n" for i in range(5)]
     assert all(len(r) == 2 for r in results[:4])
     assert pool.run(Program("print('alive')"))[0].stdout == "alive\n"
+
+
+# What a program may try against the supervisor and the memory it was forked from.
+
+MEMORY_SCANNER = """
+import os, sys
+needles = [line.encode() for line in sys.stdin.read().split()]
+counts = [0] * len(needles)
+with open('/proc/self/maps') as maps:
+    regions = [line.split() for line in maps]
+mem = os.open('/proc/self/mem', os.O_RDONLY)
+for region in regions:
+    start, end = (int(x, 16) for x in region[0].split('-'))
+    if not region[1].startswith('r') or (len(region) > 5 and region[5] in ('[vvar]', '[vsyscall]')):
+        continue
+    for offset in range(start, end, 1 << 22):
+        try:
+            chunk = os.pread(mem, min(1 << 22, end - offset), offset)
+        except OSError:
+            break
+        for i, needle in enumerate(needles):
+            counts[i] += chunk.count(needle)
+        del chunk
+print(*counts)
+"""
+
+
+def assert_children_never_see_earlier_jobs_in_memory(pool) -> None:
+    """Programs are forked from a process that never held a job: a program scanning its own
+    memory finds no byte of an earlier program's source, public or private input, or output.
+
+    Each secret is paired with a control needle that no job ever used, built and read the same
+    way, so the scanner's own copies count alike: a secret seen more often than its control leaked.
+    """
+    import uuid
+
+    secrets = {kind: f"{kind}{uuid.uuid4().hex}" for kind in ("source", "input", "output", "private")}
+    controls = {kind: f"{kind}{uuid.uuid4().hex}" for kind in secrets}
+    for _ in range(pool.size):
+        pool.run_batch(
+            [
+                Program(
+                    f"# {secrets['source']}\nprint(input()[::-1], {secrets['output']!r})", [secrets["input"]]
+                ),
+                Program("print(len(input()))", [secrets["private"], secrets["private"]], private=True),
+            ]
+        )
+    needles = "\n".join(f"{secrets[k]}\n{controls[k]}" for k in secrets)
+    for _ in range(pool.size):
+        counts = [int(n) for n in stdout_of(pool, MEMORY_SCANNER, needles).split()]
+        for position, kind in enumerate(secrets):
+            seen, control = counts[2 * position], counts[2 * position + 1]
+            assert seen <= control, f"the {kind} of an earlier job is in a new program's memory"
+
+
+def _control_channel_attack(message_expr: str) -> str:
+    return (
+        "import os, socket, stat\n"
+        "for name in os.listdir('/proc/self/fd'):\n"
+        "    fd = int(name)\n"
+        "    try:\n"
+        "        if stat.S_ISSOCK(os.fstat(fd).st_mode):\n"
+        f"            socket.socket(fileno=os.dup(fd)).send({message_expr})\n"
+        "    except OSError:\n"
+        "        pass\n"
+        "print(input())\n"
+    )
+
+
+CONTROL_CHANNEL_ATTACKS = {
+    "non-ASCII digit index": "'E \\u00b2 {}'.encode()",
+    "deep nesting": "b'E 0 ' + b'[' * 4000 + b']' * 4000",
+    "infinite number": (
+        'b\'E 0 {"status": "ok", "exit_code": 1e999, "error": "", "cpu": 0, "rss": 0, "wall": 0}\''
+    ),
+    "NaN": 'b\'E 0 {"status": "ok", "exit_code": 0, "error": "", "cpu": NaN, "rss": 0, "wall": 0}\'',
+    "huge integer": (
+        'b\'E 0 {"status": "ok", "exit_code": 0, "error": "", "cpu": 0, "rss": \' + b\'9\' * 5000 + b\', "wall": 0}\''
+    ),
+    "wrong types": 'b\'E 0 {"status": [], "exit_code": {}, "error": 7, "cpu": "x", "rss": null, "wall": true}\'',
+    "oversized message": "b'E 0 ' + b'x' * 100000",
+    "not a report": "b'X 99999999999 boom'",
+    "binary garbage": "bytes(range(256)) * 8",
+}
+
+
+def assert_control_channel_attacks_are_the_programs_fault(pool) -> None:
+    """A crafted message on the control socket is the program's violation, never a lost worker."""
+    workers = list(pool.worker_pids)
+    for name, expression in CONTROL_CHANNEL_ATTACKS.items():
+        results = pool.run(Program(_control_channel_attack(expression), ["1", "2"]))
+        assert [r.verdict for r in results] == [Verdict.SANDBOX_VIOLATION, Verdict.NOT_RUN], name
+        assert pool.run(Program("print(5)", [""]))[0].stdout == "5\n", name
+    assert list(pool.worker_pids) == workers, "no worker died"
+
+
+def assert_sysv_ipc_dies_with_the_program(pool) -> None:
+    """SysV message queues and shared memory made by one program are gone for the next."""
+    create = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "queue = libc.msgget(0x4E43, 0o1666)\nsegment = libc.shmget(0x4E43, 4096, 0o1666)\n"
+        "print(queue >= 0, segment >= 0)\n"
+    )
+    find = (
+        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.msgget(0x4E43, 0), libc.shmget(0x4E43, 0, 0))\n"
+    )
+    for _ in range(pool.size):
+        assert stdout_of(pool, create) == "True True\n"
+    for _ in range(pool.size):
+        assert stdout_of(pool, find) == "-1 -1\n"

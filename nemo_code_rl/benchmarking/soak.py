@@ -3,7 +3,7 @@
 Any pool with ``run_batch``, ``worker_pids`` and ``sandbox_uids`` can be soaked (the process
 pool, the Ray pool, the Docker pool): ``pool_factory`` builds it.
 
-Reports throughput per chunk over time, the resident memory of the pool's workers and fork servers
+Reports throughput per chunk over time, the resident memory of the pool's workers and templates
 at the start and at the end, and the processes left running as any sandbox uid afterwards (must be
 0): the properties a trainer running for days depends on.
 """
@@ -52,7 +52,7 @@ PoolFactory = Callable[[], AbstractContextManager[Any]]
 
 
 def pool_rss(pool: Any) -> int:
-    """Resident memory of the pool's workers and their fork servers (programs excluded)."""
+    """Resident memory of the pool's workers and their templates (programs excluded)."""
     return sum(_rss(pid) + sum(_rss(child) for child in _children(pid)) for pid in pool.worker_pids)
 
 

@@ -1,9 +1,9 @@
-"""The execution engine's Docker backend: warm fork servers inside long-lived containers.
+"""The execution engine's Docker backend: warm workers inside long-lived containers.
 
 Each worker is one container, started once and reused for every execution it runs: the
 container's command is the engine's worker entry point (this package is bind-mounted read-only),
 and the pool speaks the same frame protocol as with a process, over the container's attached
-stdin/stdout (``docker`` Python SDK). The worker is the container's PID 1 and its fork server
+stdin/stdout (``docker`` Python SDK). The worker is the container's PID 1 and its supervisor
 (isolation level ``container``): it keeps only the capabilities needed to change uid, to kill
 and to empty the work directory, and every program runs as an unprivileged uid without any.
 
@@ -29,11 +29,11 @@ from nemo_code_rl.engine.sandbox import SandboxConfig
 DEFAULT_IMAGE = "nemo-code-rl-test:latest"
 _MOUNT_ROOT = "/opt/nemo-code-rl"
 _PACKAGE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-# Needed by the fork server only: setuid/setgid into the sandbox uid, kill leftovers as PID 1,
+# Needed by the worker and its template only: setuid/setgid into the sandbox uid, kill leftovers,
 # drop the bounding set, and hand over and empty the tmpfs. Programs lose all of them at setuid.
-_FORK_SERVER_CAPABILITIES = ("SETUID", "SETGID", "KILL", "SETPCAP", "CHOWN", "DAC_OVERRIDE", "FOWNER")
-_FORK_SERVER_MEMORY = 256 * MiB
-_FORK_SERVER_PIDS = 16
+_WORKER_CAPABILITIES = ("SETUID", "SETGID", "KILL", "SETPCAP", "CHOWN", "DAC_OVERRIDE", "FOWNER")
+_WORKER_MEMORY = 256 * MiB
+_WORKER_PIDS = 16
 _BOOT = (
     f"import sys; sys.path.insert(0, {_MOUNT_ROOT!r}); "
     "from nemo_code_rl.engine.worker import main; raise SystemExit(main())"
@@ -129,7 +129,7 @@ class _ContainerWorker:
 
     @property
     def pid(self) -> int:
-        """The host pid of the container's init: the worker and fork server."""
+        """The host pid of the container's init: the worker (its supervisor)."""
         return int(self.container.attrs["State"]["Pid"])
 
     def exit_status(self) -> int | None:
@@ -180,7 +180,7 @@ class _ContainerWorker:
             pass
 
     def close_pipes(self) -> None:
-        """Close the container's stdin: its fork server sees end-of-file and exits."""
+        """Close the container's stdin: its supervisor sees end-of-file and exits."""
         try:
             self._socket.shutdown(socket.SHUT_WR)
         except OSError:
@@ -250,18 +250,18 @@ def _container_options(limits: Limits) -> dict[str, Any]:
     """How every worker container runs: no network, read-only, tmpfs, limits, no capabilities.
 
     The low-level API is used because only it sets ``StdinOnce`` (``stdin_open`` without
-    ``detach``): closing our end of the attach then closes the container's stdin, so a fork server
+    ``detach``): closing our end of the attach then closes the container's stdin, so a supervisor
     sees end-of-file and exits cleanly.
     """
     host = {
         "network_mode": "none",
         "read_only": True,
         "tmpfs": {"/tmp": f"rw,nosuid,nodev,size={limits.file_bytes}"},
-        "mem_limit": limits.memory_bytes + _FORK_SERVER_MEMORY,
-        "memswap_limit": limits.memory_bytes + _FORK_SERVER_MEMORY,
-        "pids_limit": limits.processes + _FORK_SERVER_PIDS,
+        "mem_limit": limits.memory_bytes + _WORKER_MEMORY,
+        "memswap_limit": limits.memory_bytes + _WORKER_MEMORY,
+        "pids_limit": limits.processes + _WORKER_PIDS,
         "cap_drop": ["ALL"],
-        "cap_add": list(_FORK_SERVER_CAPABILITIES),
+        "cap_add": list(_WORKER_CAPABILITIES),
         "security_opt": ["no-new-privileges"],
         "binds": {_PACKAGE: {"bind": f"{_MOUNT_ROOT}/nemo_code_rl", "mode": "ro"}},
     }

@@ -1,15 +1,16 @@
 """What the forked child does: run one compiled program on a range of inputs.
 
-Each input gets fresh globals, ``__name__ == "__main__"``, fd 0 re-pointed at an in-memory file
-holding the input (so ``input()``, ``sys.stdin.buffer.read()``, ``open(0).read()`` and
-``os.read(0, n)`` all work), and fds 1 and 2 re-pointed at two new pipes whose read ends go to
-the worker over the control socket before the input starts (riding on the previous input's
-report; the worker made the first input's pipes itself, before the fork). Output can therefore
-never be credited to the wrong input, and the child never waits for the worker. The worker
-trusts the report sent after each input only for diagnostics; it measures time, output and
-termination itself.
+Each input runs as a fresh module registered as ``sys.modules["__main__"]`` (so pickling by
+reference works: ``multiprocessing.Pool`` under ``if __name__ == "__main__":``), with fd 0
+re-pointed at an in-memory file holding the input (so ``input()``, ``sys.stdin.buffer.read()``,
+``open(0).read()`` and ``os.read(0, n)`` all work), and fds 1 and 2 re-pointed at two new
+pipes whose read ends go to the supervisor over the control socket before the input starts
+(riding on the previous input's report; the supervisor made the first input's pipes itself).
+Output can therefore never be credited to the wrong input, and the child never waits for the
+supervisor, which trusts the report sent after each input only for diagnostics: it measures
+time, output and termination itself.
 
-Every page a forked child touches is copied, so the fork server builds what it can once, before
+Every page a forked child touches is copied, so the template builds what it can once, before
 forking (``prepare``), and the happy path here avoids modules it does not need.
 """
 
@@ -27,6 +28,7 @@ import sys
 import threading
 import time
 import traceback
+import types
 from collections.abc import Sequence
 from types import CodeType
 
@@ -39,7 +41,7 @@ _PREBUILT: list[io.TextIOWrapper] = []
 
 
 def prepare() -> None:
-    """In the fork server: build the stdio objects every child starts with, and interpreter settings.
+    """In the template: build the stdio objects every child starts with, and interpreter settings.
 
     The objects refer to fds 0, 1 and 2 by number, which each child re-points before use.
     """
@@ -183,10 +185,22 @@ def _usage() -> tuple[float, int]:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime, own.ru_maxrss * 1024
 
 
+def _fresh_main() -> dict:
+    """A new ``__main__`` module for one input; its namespace is the program's globals."""
+    module = types.ModuleType("__main__")
+    module.__builtins__ = builtins  # type: ignore[attr-defined]
+    sys.modules["__main__"] = module
+    return module.__dict__
+
+
 def _run_one(
-    code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int
+    code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int, owner: int
 ) -> tuple[str, float]:
-    """Run one input; return its report payload (JSON text) and the CPU clock at its end."""
+    """Run one input; return its report payload (JSON text) and the CPU clock at its end.
+
+    A process the program forked that leaves the program's code (``sys.exit`` in the child, or
+    falling off its end) exits here as a real interpreter would, and never runs the runner's loop.
+    """
     began = time.perf_counter()
     soft = int(cpu_before + cpu_limit_s) + 1
     resource.setrlimit(
@@ -194,7 +208,7 @@ def _run_one(
     )
     status, exit_code, error = "ok", 0, ""
     try:
-        exec(code, {"__name__": "__main__", "__builtins__": builtins, "__doc__": None, "__spec__": None})
+        exec(code, _fresh_main())
     except SystemExit as exc:
         exit_code = _exit_status(exc)
         if exit_code != 0:
@@ -212,6 +226,8 @@ def _run_one(
     except BaseException as exc:  # noqa: BLE001
         if status == "ok":
             status, exit_code, error = "error", 1, error_line(exc)
+    if os.getpid() != owner:
+        os._exit(exit_code)
     sys.setrecursionlimit(recursion_limit)
     threading.stack_size(0)
     wall = time.perf_counter() - began
@@ -235,7 +251,7 @@ def _run_one(
 
 
 def compile_source(source: str) -> CodeType:
-    """Compile a program (in the fork server, once per program: compiling runs none of its code).
+    """Compile a program (in the supervisor, once per program: compiling runs none of its code).
 
     Raises ``SyntaxError`` (also for sources over ``MAX_SOURCE_CHARS``) and the ``ValueError``,
     ``RecursionError`` or ``MemoryError`` the compiler may raise on hostile input.
@@ -264,11 +280,12 @@ def run_program(
     recursion_limit = sys.getrecursionlimit()
     cpu_hard = resource.getrlimit(resource.RLIMIT_CPU)[1]
     stdio = _Stdio(control, own_stdin=inputs is not None)
+    owner = os.getpid()
     pipes = None  # the first input's pipes are on fds 1 and 2 already
     cpu, _ = _usage()
     for index in range(start, stop):
         stdio.point(None if inputs is None else inputs[index], pipes)
-        payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit)
+        payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit, owner)
         report = f"E {index} {payload}"
         if index + 1 < stop:
             pipes = stdio.send_pipes(report)

@@ -1,48 +1,16 @@
 """Entry point of a worker process, started fresh (never forked) by an ``ExecutionPool``.
 
-The worker sets up the namespaces all its executions share, then forks the fork server, which
-becomes PID 1 of a new PID namespace. The worker itself only waits: it lets go of the pool's
-pipes so that the pool sees end-of-file the moment the fork server dies. In a container the
-worker is PID 1 already, so it becomes the fork server itself.
+The worker sets up the namespaces all its executions share, forks its template (the init of a
+new PID namespace, or a child subreaper in a container) before reading any job, and then becomes
+the supervisor that answers the pool on its pipes (see ``supervisor`` and ``template``).
 """
 
 from __future__ import annotations
 
-import importlib
 import json
-import os
-import signal
 import sys
-import traceback
 
-from nemo_code_rl.engine import forkserver, sandbox, syscalls, wire
-
-
-def _preload(modules: list[str]) -> tuple[list[str], list[str]]:
-    loaded, missing = [], []
-    for name in modules:
-        try:
-            importlib.import_module(name)
-            loaded.append(name)
-        except Exception:  # noqa: BLE001 - an optional module that fails to import is only reported
-            missing.append(name)
-    return loaded, missing
-
-
-def _fork_server(config: sandbox.SandboxConfig, report: dict, preload: list[str]) -> int:
-    try:
-        syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-        sandbox.prepare_init(config)
-    except OSError as exc:
-        wire.write_frame(1, {"ok": False, "error": f"the host refused a private /proc: {exc}"})
-        return 1
-    loaded, missing = _preload(preload)
-    try:
-        forkserver.serve(config, {"ok": True, **report, "preloaded": loaded, "not_importable": missing})
-    except Exception:  # noqa: BLE001 - the pool replaces a failed worker; leave a trace for its log
-        traceback.print_exc()
-        return 1
-    return 0
+from nemo_code_rl.engine import sandbox, supervisor, template, wire
 
 
 def main() -> int:
@@ -55,16 +23,14 @@ def main() -> int:
     except sandbox.IsolationUnavailable as exc:
         wire.write_frame(1, {"ok": False, "level": config.level, "error": str(exc)})
         return 1
-    if config.level == sandbox.CONTAINER:
-        return _fork_server(config, report, settings["preload"])
-    pid = os.fork()
-    if pid == 0:
-        os._exit(_fork_server(config, report, settings["preload"]))
-    null = os.open(os.devnull, os.O_RDWR)
-    os.dup2(null, 0)
-    os.dup2(null, 1)
-    _, status = os.waitpid(pid, 0)
-    return os.waitstatus_to_exitcode(status) & 0xFF
+    handle = template.start(config, settings["preload"])
+    try:
+        loaded = handle.ready()
+    except (RuntimeError, ValueError) as exc:
+        wire.write_frame(1, {"ok": False, "level": config.level, "error": f"{exc} (see its stderr)"})
+        return 1
+    supervisor.serve(config, handle, {"ok": True, **report, **loaded})
+    return 0
 
 
 if __name__ == "__main__":

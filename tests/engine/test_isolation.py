@@ -71,3 +71,15 @@ def test_fork_bomb_and_daemons_leave_nothing_behind(pool):
 
 def test_killing_the_parent_or_everything_does_not_break_the_batch(pool):
     probes.assert_killing_the_parent_or_everything_does_not_break_the_batch(pool)
+
+
+def test_children_never_see_earlier_jobs_in_memory(pool):
+    probes.assert_children_never_see_earlier_jobs_in_memory(pool)
+
+
+def test_control_channel_attacks_are_the_programs_fault(pool):
+    probes.assert_control_channel_attacks_are_the_programs_fault(pool)
+
+
+def test_sysv_ipc_dies_with_the_program(pool):
+    probes.assert_sysv_ipc_dies_with_the_program(pool)

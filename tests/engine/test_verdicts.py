@@ -139,6 +139,6 @@ def test_writing_to_the_control_channel_is_the_programs_fault_not_a_lost_worker(
         "print(input())\n"
     )
     results = pool.run(Program(hijack, ["1", "2", "3"]))
-    assert [r.verdict for r in results] == [Verdict.RUNTIME_ERROR, Verdict.NOT_RUN, Verdict.NOT_RUN]
+    assert [r.verdict for r in results] == [Verdict.SANDBOX_VIOLATION, Verdict.NOT_RUN, Verdict.NOT_RUN]
     assert "control channel" in results[0].error
     assert pool.run(Program("print(5)", [""]))[0].stdout == "5\n"

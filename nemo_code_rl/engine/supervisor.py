@@ -1,17 +1,20 @@
-"""The fork server: the init process of a worker's PID namespace.
+"""The supervisor: the worker process that reads jobs, and times, reads and judges their programs.
 
-It reads jobs from the pool, forks one child per program (one per input in strict mode), and
-supervises it from outside: wall-clock deadlines, output caps and termination are measured here,
-never trusted from the child. After each child it kills every other process in the namespace
-(as PID 1 it can), so nothing a program starts outlives its execution.
+It holds everything of a job (sources, inputs, private test code, output), so no program is ever
+forked from it: it asks the worker's template (see ``template``), which has never held job data,
+to fork each child, handing over the child's descriptors. It supervises the child from outside
+through a pidfd: wall-clock deadlines, output caps and termination are measured here, never
+trusted from the child. Every message a child sends is parsed defensively: anything malformed is
+the program's violation, charged to it, and never stops the supervisor.
 """
 
 from __future__ import annotations
 
 import fcntl
 import json
+import math
 import os
-import resource
+import re
 import select
 import signal
 import socket
@@ -20,7 +23,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from nemo_code_rl.engine import runner, sandbox, syscalls, wire
+from nemo_code_rl.engine import runner, sandbox, template, wire
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
 
@@ -31,26 +34,11 @@ _FDS_SPACE = socket.CMSG_SPACE(2 * _FD_BYTES)
 _EXIT_GRACE_S = 2.0
 _DISCARD_BEFORE_KILL = 16 * 1024 * 1024  # output discarded (and counted) before an endless writer is stopped
 # An input's pipes are not watched during its first milliseconds: a short test ends (and is
-# drained) before it could fill a pipe, which saves the fork server one wake-up per input.
+# drained) before it could fill a pipe, which saves the supervisor one wake-up per input.
 _QUIET_START_S = 0.002
-
-
-_DEVNULL: list[int] = []
-
-
-def program_env(workdir: str) -> dict[str, str]:
-    """The whole environment a program sees: nothing of the trainer's (no tokens, no keys)."""
-    return {
-        "PATH": "/usr/local/bin:/usr/bin:/bin",
-        "HOME": workdir,
-        "TMPDIR": workdir,
-        "LANG": "C.UTF-8",
-        "LC_ALL": "C.UTF-8",
-        "PYTHONIOENCODING": "utf-8",
-        "OPENBLAS_NUM_THREADS": "1",
-        "OMP_NUM_THREADS": "1",
-        "MKL_NUM_THREADS": "1",
-    }
+# What a child may send: ``E <index> <report>`` or ``X <index> <reason>``, ASCII digits only.
+_MESSAGE = re.compile(rb"([EX]) ([0-9]{1,9}) (.*)", re.DOTALL)
+_REPORT_FIELDS = {"status": str, "exit_code": int, "error": str, "cpu": float, "rss": int, "wall": float}
 
 
 @dataclass
@@ -87,17 +75,8 @@ class _Chain:
     ``S``, carrying input ``i + 1``'s memfd.
     """
 
-    def __init__(
-        self, job: dict, start: int, stop: int, config: sandbox.SandboxConfig, workdir: str, link: _PoolLink
-    ) -> None:
-        self.job, self.start, self.stop, self.config, self.workdir, self.link = (
-            job,
-            start,
-            stop,
-            config,
-            workdir,
-            link,
-        )
+    def __init__(self, job: dict, start: int, stop: int, workdir: str, link: _PoolLink) -> None:
+        self.job, self.start, self.stop, self.workdir, self.link = job, start, stop, workdir, link
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
         self.index = start
@@ -110,68 +89,33 @@ class _Chain:
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
-        self.rlimits = sandbox.rlimits(
-            self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1
-        )
+        rlimits = sandbox.rlimits(self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
         self.streams = {out_r: _Stream(self.limits.output_bytes), err_r: _Stream(self.limits.output_bytes)}
-        pid = os.fork()
-        if pid == 0:
-            ours.close()
-            self._child(theirs, out_w, err_w)
+        private = self.job.get("stdin_fds")
+        stdin = private[self.start] if private is not None else self.link.devnull
+        spec = {
+            "start": self.start,
+            "stop": self.stop,
+            "cpu_limit_s": self.limits.cpu_limit_s,
+            "rlimits": rlimits,
+            "workdir": self.workdir,
+        }
+        payload = self.job["payload"]
+        pidfd = self.link.template.spawn(spec, [theirs.fileno(), out_w, err_w, stdin, payload])
         self.started = time.monotonic()
         theirs.close()
         os.close(out_w)
         os.close(err_w)
         try:
-            self._supervise(pid, ours)
+            self._supervise(pidfd, ours)
         finally:
             ours.close()
             self._close_streams()
         return self.index
 
-    def _child(self, control: socket.socket, out_w: int, err_w: int) -> None:
-        try:
-            os.setsid()
-            if (
-                self.config.level not in sandbox.SUPERVISED
-            ):  # in its own PID namespace, the init's death kills it
-                syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-            private = self.job.get("stdin_fds")
-            os.dup2(private[self.start] if private is not None else _DEVNULL[0], 0)
-            os.lseek(0, 0, os.SEEK_SET)
-            os.dup2(out_w, 1)
-            os.dup2(err_w, 2)
-            keep = control.fileno()
-            os.closerange(3, keep)
-            os.closerange(keep + 1, 1 << 16)
-            if self.config.level not in sandbox.SUPERVISED:  # otherwise the fork server has done both
-                os.chdir(self.workdir)
-                os.environ.clear()
-                os.environ.update(program_env(self.workdir))
-            for kind, values in self.rlimits:
-                resource.setrlimit(kind, values)
-            sandbox.drop_privileges(self.config)
-            inputs = None if private is not None else self.job["inputs"]
-            runner.run_program(
-                self.job["code"],
-                self.job["source"],
-                inputs,
-                self.start,
-                self.stop,
-                self.limits.cpu_limit_s,
-                control,
-            )
-        except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the server
-            try:
-                control.send(f"X {self.index} {json.dumps(str(exc)[:300])}".encode())
-            finally:
-                os._exit(70)
-        os._exit(0)
-
-    def _supervise(self, pid: int, control: socket.socket) -> None:
-        pidfd = os.pidfd_open(pid)
+    def _supervise(self, pidfd: int, control: socket.socket) -> None:
         control.setblocking(False)
         self.control = control
         killed_for: Verdict | None = None
@@ -180,14 +124,14 @@ class _Chain:
             while True:
                 done = self.index >= self.stop
                 if self.violation:
-                    self._kill(pid)
+                    self._kill(pidfd)
                     break
                 remaining = (
                     self.started + (_EXIT_GRACE_S if done else self.limits.timeout_s) - time.monotonic()
                 )
                 if remaining <= 0:
                     killed_for = None if done else Verdict.TIMEOUT
-                    self._kill(pid)
+                    self._kill(pidfd)
                     break
                 watch = [pidfd] + [control] * control_open
                 if self.job["stream"]:
@@ -200,7 +144,7 @@ class _Chain:
                 ready, _, _ = select.select(watch, [], [], max(0.0, remaining))
                 if self.link.fd in ready and self.link.cancelled(self.job["id"]):
                     self.cancelled = True
-                    self._kill(pid)
+                    self._kill(pidfd)
                     break
                 for fd in self.streams:
                     if fd in ready:
@@ -209,16 +153,16 @@ class _Chain:
                     s.dropped > max(4 * s.cap, _DISCARD_BEFORE_KILL) for s in self.streams.values()
                 ):
                     killed_for = Verdict.OUTPUT_LIMIT
-                    self._kill(pid)
+                    self._kill(pidfd)
                     break
                 if control in ready or pidfd in ready:
                     control_open = self._read_control(control)
                 if pidfd in ready:
                     break
         finally:
+            self._kill(pidfd)  # a no-op once it has exited; the template then sweeps its leftovers
             os.close(pidfd)
-        _, status, usage = os.wait4(pid, 0)
-        self._sweep()
+        end = self.link.template.end()
         self._read_control(control)
         for fd, stream in self.streams.items():
             _drain(fd, stream)
@@ -231,7 +175,7 @@ class _Chain:
         if self.violation or self.cancelled:
             self.index = self.stop
         elif self.index < self.stop:
-            self._record_end(status, usage, killed_for)
+            self._record_end(end, killed_for)
 
     def _read_control(self, control: socket.socket) -> bool:
         """Handle every message waiting on the control socket; False once the child closed it."""
@@ -254,29 +198,30 @@ class _Chain:
         return True
 
     def _on_message(self, message: bytes, fds: list[int]) -> None:
-        kind, _, rest = message.decode("utf-8", errors="replace").partition(" ")
-        number, _, payload_text = rest.partition(" ")
-        index = int(number) if number.isdigit() else -1
-        expects_pipes = kind == "E" and index + 1 < self.stop
+        """Handle one message from the child; anything malformed is the program's violation."""
+        parsed = _MESSAGE.fullmatch(message)
+        kind = parsed[1] if parsed else b""
+        index = int(parsed[2]) if parsed else -1
+        expects_pipes = kind == b"E" and index + 1 < self.stop
         if index != self.index or len(fds) != 2 * expects_pipes:
             for fd in fds:
                 os.close(fd)
             fds = []
-        try:
-            payload = json.loads(payload_text) if payload_text else None
-        except ValueError:
-            payload = None
-        if kind == "E" and isinstance(payload, dict) and self.streams and (fds or not expects_pipes):
-            self._on_end(payload)
+        report = _report(parsed[3]) if kind == b"E" else None
+        if report is not None and self.streams and (fds or not expects_pipes):
+            self._on_end(report)
             self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
             if expects_pipes and "stdin_fds" in self.job:
                 self._send_private_stdin(self.job["stdin_fds"][self.index])
-        elif kind == "X" and index == self.index:
-            self._store(Verdict.RUNTIME_ERROR, error=f"sandbox set-up failed: {payload}")
-            self.violation = True
+            return
+        for fd in fds:
+            os.close(fd)
+        if kind == b"X" and index == self.index:
+            reason = parsed[3].decode("utf-8", errors="replace")[:300]
+            self._store(Verdict.RUNTIME_ERROR, error=f"sandbox set-up failed: {reason}")
         else:
-            self._store(Verdict.RUNTIME_ERROR, error="program wrote to the sandbox control channel")
-            self.violation = True
+            self._store(Verdict.SANDBOX_VIOLATION, error="program wrote to the sandbox control channel")
+        self.violation = True
 
     def _send_private_stdin(self, fd: int) -> None:
         """Hand the child the next private input, now that it has ended the previous one."""
@@ -289,20 +234,19 @@ class _Chain:
     def _on_end(self, payload: dict) -> None:
         for fd, stream in self.streams.items():
             _drain(fd, stream)
-        verdict = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}.get(
-            payload.get("status"), Verdict.RUNTIME_ERROR
-        )
-        error = str(payload.get("error", ""))[:500]
+        verdicts = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}
+        verdict = verdicts.get(payload["status"], Verdict.RUNTIME_ERROR)
+        error = payload["error"][:500]
         if any(s.dropped for s in self.streams.values()):
             verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
-        cpu = _number(payload.get("cpu"))
+        cpu = max(payload["cpu"], 0.0)
         self._store(
             verdict,
-            wall_s=min(max(_number(payload.get("wall")), 0.0), time.monotonic() - self.started),
-            exit_code=int(_number(payload.get("exit_code"))),
+            wall_s=min(max(payload["wall"], 0.0), time.monotonic() - self.started),
+            exit_code=payload["exit_code"],
             error=error,
             cpu_s=cpu,
-            peak_memory_bytes=int(_number(payload.get("rss"))),
+            peak_memory_bytes=max(payload["rss"], 0),
         )
         self.index += 1
         self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
@@ -324,12 +268,10 @@ class _Chain:
             os.close(fd)
         self.streams = {}
 
-    def _record_end(self, status: int, usage, killed_for: Verdict | None) -> None:
+    def _record_end(self, end: dict, killed_for: Verdict | None) -> None:
         """The child ended during input ``self.index``: classify how, from outside."""
-        common = {
-            "cpu_s": max(0.0, usage.ru_utime + usage.ru_stime - self.cpu_reported),
-            "peak_memory_bytes": usage.ru_maxrss * 1024,
-        }
+        status = end["status"]
+        common = {"cpu_s": max(0.0, end["cpu_s"] - self.cpu_reported), "peak_memory_bytes": end["rss"]}
         if killed_for is Verdict.TIMEOUT:
             limit = f"wall-clock limit of {self.limits.timeout_s:g} s exceeded"
             self._store(Verdict.TIMEOUT, error=limit, signal="SIGKILL", **common)
@@ -356,28 +298,11 @@ class _Chain:
         self.index += 1
 
     @staticmethod
-    def _kill(pid: int) -> None:
-        for target in (-pid, pid):
-            try:
-                os.kill(target, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-
-    def _sweep(self) -> None:
-        """Kill and reap everything the program left behind."""
-        supervised = self.config.level in sandbox.SUPERVISED
-        if supervised:
-            try:
-                os.kill(-1, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        while True:
-            try:
-                pid, _ = os.waitpid(-1, 0 if supervised else os.WNOHANG)
-            except ChildProcessError:
-                break
-            if pid == 0:
-                break
+    def _kill(pidfd: int) -> None:
+        try:
+            signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
 
 
 def _read_into(fd: int, stream: _Stream) -> None:
@@ -398,15 +323,38 @@ def _drain(fd: int, stream: _Stream) -> None:
         _read_into(fd, stream)
 
 
-def _number(value) -> float:
-    return float(value) if isinstance(value, (int, float)) and not isinstance(value, bool) else 0.0
+def _report(text: bytes) -> dict | None:
+    """A child's end-of-input report with every field of the right type, or None.
+
+    The JSON comes from the program's process, so it is hostile input: deep nesting, huge or
+    non-finite numbers, non-ASCII digits and wrong types all make it invalid, never an exception.
+    """
+    if len(text) > _CONTROL_MESSAGE_MAX:
+        return None
+    try:
+        report = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    if not isinstance(report, dict) or set(report) != set(_REPORT_FIELDS):
+        return None
+    for name, kind in _REPORT_FIELDS.items():
+        value = report[name]
+        if kind is float and type(value) is int:
+            value = report[name] = float(value)
+        if type(value) is not kind or (kind is float and not math.isfinite(value)):
+            return None
+        if kind is int and not -(1 << 62) < value < 1 << 62:
+            return None
+    return report
 
 
 class _PoolLink:
-    """The fork server's end of the pool's pipes: jobs and cancellations in, results out."""
+    """The supervisor's links: the pool's pipes (jobs and cancellations in, results out) and the template."""
 
-    def __init__(self) -> None:
+    def __init__(self, template_handle: template.TemplateHandle) -> None:
         self.fd = 0
+        self.template = template_handle
+        self.devnull = os.open(os.devnull, os.O_RDONLY)
         self._reader = wire.FrameReader()
         self._frames: list[dict] = []
         self._cancelled: set[int] = set()
@@ -441,19 +389,18 @@ class _PoolLink:
 
 
 def _memfd(data: bytes) -> int:
-    fd = os.memfd_create("stdin", 0)
+    fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
     os.write(fd, data)
     return fd
 
 
-def execute(
-    job: dict, config: sandbox.SandboxConfig, link: _PoolLink, workdir: sandbox.Workdir
-) -> list[dict]:
+def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
     """Run one program on all its inputs; one result dict per input, in order.
 
-    The program is compiled here, once; a program that does not compile is never forked.
-    Private inputs leave this process's memory at once: each goes into a memfd, which the child
-    receives when that input starts (``_Chain``), so no child can read an input ahead of time.
+    The program is compiled here, once; a program that does not compile is never forked. The
+    compiled code, the source and the public inputs go into one memfd that each child reads;
+    private inputs each go into a memfd of their own, which the child receives only when that
+    input starts (``_Chain``), so no child can read an input ahead of time.
     """
     limits: Limits = job["limits"]
     if job.get("private"):
@@ -462,16 +409,17 @@ def execute(
     results: dict[int, dict] = {}
     try:
         try:
-            job["code"] = runner.compile_source(job["source"])
+            code = runner.compile_source(job["source"])
         except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), RecursionError, ...
             return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.error_line(exc))] * count
+        job["payload"] = template.write_payload(code, job["source"], job.get("inputs"))
         index = 0
         while index < count:
             stop = index + 1 if job["strict"] else count
             path = workdir.open(limits)
             try:
                 while index < stop:
-                    chain = _Chain(job, index, stop, config, path, link)
+                    chain = _Chain(job, index, stop, path, link)
                     index = chain.run()
                     results.update(chain.results)
                     if chain.cancelled:
@@ -482,24 +430,19 @@ def execute(
             finally:
                 workdir.close(path)
     finally:
-        for fd in job.get("stdin_fds", ()):
-            os.close(fd)
+        for fd in [*job.get("stdin_fds", ()), job.get("payload", -1)]:
+            if fd >= 0:
+                os.close(fd)
     return [results[i] for i in range(count)]
 
 
-def serve(config: sandbox.SandboxConfig, handshake: dict) -> None:
-    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe."""
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    runner.prepare()
-    _DEVNULL.append(os.open(os.devnull, os.O_RDWR))
-    link = _PoolLink()
+def serve(config: sandbox.SandboxConfig, template_handle: template.TemplateHandle, handshake: dict) -> None:
+    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies)."""
+    link = _PoolLink(template_handle)
     workdir = sandbox.Workdir(config)
-    if config.level in sandbox.SUPERVISED:
-        os.environ.clear()
-        os.environ.update(program_env(sandbox.WORKDIR))
     link.send(handshake)
     while True:
         job = link.next_job()
         if job is None:
             return
-        link.send({"id": job["id"], "results": execute(job, config, link, workdir)})
+        link.send({"id": job["id"], "results": execute(job, link, workdir)})

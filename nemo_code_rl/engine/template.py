@@ -1,0 +1,257 @@
+"""The template: the one process every program is forked from, kept free of any job's data.
+
+A child shares, copy-on-write, every byte of the process it was forked from, freed heap included,
+and a program can read its own memory (``/proc/self/maps`` and ``ctypes``). So programs are never
+forked from the supervisor, which reads jobs, private test code and earlier programs' output.
+They are forked from this template, started by the worker right after it set up isolation and
+before it read any job: the template imports the preloaded modules, then only ever receives
+small spawn requests (indexes, limits, rlimits) and the descriptors a child needs. A program's
+source, inputs and outputs reach the child only through those descriptors, never through memory
+the template held. The invariant: **no byte of any job ever enters this process.**
+
+The template is also the parent and reaper of every program. After a program, on ``end``, it
+kills everything the program left (it is the init of the worker's PID namespace, or a child
+subreaper in a container) and reaps until none is left, so the next program starts in an empty
+namespace. A program cannot signal it: the kernel protects a namespace's init from signals sent
+inside it, and in a container it runs as another uid.
+
+Protocol on a ``SOCK_SEQPACKET`` pair with the supervisor (both trusted; a program holds neither
+end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the child;
+``E`` -> ``R {status, cpu_s, rss}`` once the program and everything it left are gone.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import marshal
+import os
+import resource
+import signal
+import socket
+import sys
+from collections.abc import Sequence
+
+from nemo_code_rl.engine import runner, sandbox, syscalls
+
+_MESSAGE_MAX = 4096
+_FD_BYTES = 4
+_MAX_FDS = 8
+SPAWN_FDS = ("control", "stdout", "stderr", "stdin", "payload")
+
+
+def program_env(workdir: str) -> dict[str, str]:
+    """The whole environment a program sees: nothing of the trainer's (no tokens, no keys)."""
+    return {
+        "PATH": "/usr/local/bin:/usr/bin:/bin",
+        "HOME": workdir,
+        "TMPDIR": workdir,
+        "LANG": "C.UTF-8",
+        "LC_ALL": "C.UTF-8",
+        "PYTHONIOENCODING": "utf-8",
+        "OPENBLAS_NUM_THREADS": "1",
+        "OMP_NUM_THREADS": "1",
+        "MKL_NUM_THREADS": "1",
+    }
+
+
+def write_payload(code: object, source: str, inputs: Sequence[bytes] | None) -> int:
+    """A memfd holding what one child runs: the compiled program, its source, its public inputs."""
+    fd = os.memfd_create("program", os.MFD_CLOEXEC)
+    data = marshal.dumps((code, source, None if inputs is None else list(inputs)))
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    return fd
+
+
+def _read_payload(fd: int) -> tuple:
+    size = os.fstat(fd).st_size
+    data = os.pread(fd, size, 0)
+    os.close(fd)
+    return marshal.loads(data)
+
+
+def receive(sock: socket.socket) -> tuple[bytes, list[int]]:
+    """One message and the descriptors that came with it (``b""`` once the peer has gone)."""
+    message, ancillary, _, _ = sock.recvmsg(_MESSAGE_MAX, socket.CMSG_SPACE(_MAX_FDS * _FD_BYTES))
+    fds = [
+        int.from_bytes(data[i : i + _FD_BYTES], sys.byteorder)
+        for level, kind, data in ancillary
+        if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS
+        for i in range(0, len(data) - len(data) % _FD_BYTES, _FD_BYTES)
+    ]
+    return message, fds
+
+
+def send(sock: socket.socket, message: bytes, fds: Sequence[int] = ()) -> None:
+    if fds:
+        payload = b"".join(fd.to_bytes(_FD_BYTES, sys.byteorder) for fd in fds)
+        sock.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, payload)])
+    else:
+        sock.send(message)
+
+
+def _preload(modules: list[str]) -> tuple[list[str], list[str]]:
+    loaded, missing = [], []
+    for name in modules:
+        try:
+            importlib.import_module(name)
+            loaded.append(name)
+        except Exception:  # noqa: BLE001 - an optional module that fails to import is only reported
+            missing.append(name)
+    return loaded, missing
+
+
+def _child(spec: dict, fds: dict[str, int], config: sandbox.SandboxConfig) -> None:
+    """In the forked child: take its descriptors, isolate, become unprivileged, run the program."""
+    control = socket.socket(fileno=fds["control"])
+    try:
+        os.setsid()
+        if config.level == sandbox.NONE:  # elsewhere the template's namespace or container bounds it
+            syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
+        if config.level == sandbox.FULL:  # SysV queues and segments die with the program
+            syscalls.unshare(syscalls.CLONE_NEWIPC)
+        os.dup2(fds["stdin"], 0)
+        os.lseek(0, 0, os.SEEK_SET)
+        os.dup2(fds["stdout"], 1)
+        os.dup2(fds["stderr"], 2)
+        payload = fds["payload"]
+        keep = sorted((control.fileno(), payload))
+        os.closerange(3, keep[0])
+        os.closerange(keep[0] + 1, keep[1])
+        os.closerange(keep[1] + 1, 1 << 16)
+        os.chdir(spec["workdir"])
+        os.environ.clear()
+        os.environ.update(program_env(spec["workdir"]))
+        for kind, values in spec["rlimits"]:
+            resource.setrlimit(kind, tuple(values))
+        sandbox.drop_privileges(config)
+        code, source, inputs = _read_payload(payload)
+        runner.run_program(code, source, inputs, spec["start"], spec["stop"], spec["cpu_limit_s"], control)
+    except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the template
+        try:
+            control.send(f"X {spec['start']} {json.dumps(str(exc)[:300])}".encode())
+        finally:
+            os._exit(70)
+    os._exit(0)
+
+
+def _end(child: int, config: sandbox.SandboxConfig) -> dict:
+    """Reap the program, kill whatever it left, and reap that too."""
+    _, status, usage = os.wait4(child, 0)
+    if config.level in sandbox.SUPERVISED:
+        try:
+            os.kill(-1, signal.SIGKILL)  # all but this process and the namespace's init
+        except ProcessLookupError:
+            pass
+        while True:
+            try:
+                os.waitpid(-1, 0)
+            except ChildProcessError:
+                break
+    else:
+        try:
+            os.killpg(child, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+        while True:
+            try:
+                if os.waitpid(-1, os.WNOHANG)[0] == 0:
+                    break
+            except ChildProcessError:
+                break
+    return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]) -> None:
+    """The template's life: prepare once, then fork one child per spawn request until the supervisor goes."""
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
+    try:
+        sandbox.prepare_init(config)
+    except OSError as exc:
+        send(sock, json.dumps({"error": f"the host refused a private /proc: {exc}"}).encode())
+        return
+    if os.getpid() != 1:
+        syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1)
+    syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)
+    loaded, missing = _preload(preload)
+    runner.prepare()
+    send(sock, json.dumps({"preloaded": loaded, "not_importable": missing}).encode())
+    child = 0
+    while True:
+        message, fds = receive(sock)
+        if not message:
+            return
+        kind, _, rest = message.partition(b" ")
+        if kind == b"S":
+            spec = json.loads(rest)
+            named = dict(zip(SPAWN_FDS, fds, strict=True))
+            child = os.fork()
+            if child == 0:
+                sock.close()
+                _child(spec, named, config)
+            for fd in fds:
+                os.close(fd)
+            pidfd = os.pidfd_open(child)
+            send(sock, b"P", [pidfd])
+            os.close(pidfd)
+        elif kind == b"E":
+            send(sock, b"R " + json.dumps(_end(child, config)).encode())
+            child = 0
+
+
+class TemplateHandle:
+    """The supervisor's end of the template's socket."""
+
+    def __init__(self, sock: socket.socket, pid: int) -> None:
+        self.sock, self.pid = sock, pid
+
+    def ready(self) -> dict:
+        """Wait for the template's start-up report (what it preloaded)."""
+        message, _ = receive(self.sock)
+        if not message:
+            raise RuntimeError("the template process died during start-up")
+        report = json.loads(message)
+        if "error" in report:
+            raise RuntimeError(report["error"])
+        return report
+
+    def spawn(self, spec: dict, fds: Sequence[int]) -> int:
+        """Fork a child holding ``fds`` (in ``SPAWN_FDS`` order); return a pidfd of it."""
+        send(self.sock, b"S " + json.dumps(spec).encode(), fds)
+        message, received = receive(self.sock)
+        if message != b"P" or len(received) != 1:
+            raise RuntimeError("the template process did not fork the program")
+        return received[0]
+
+    def end(self) -> dict:
+        """After the child exited: its status, CPU time and peak memory, once nothing it left runs."""
+        send(self.sock, b"E")
+        message, _ = receive(self.sock)
+        if not message.startswith(b"R "):
+            raise RuntimeError("the template process did not reap the program")
+        return json.loads(message[2:])
+
+
+def start(config: sandbox.SandboxConfig, preload: list[str]) -> TemplateHandle:
+    """Fork the template from this process, before it has read any job; it never returns."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pid = os.fork()
+    if pid == 0:
+        ours.close()
+        code = 1
+        try:
+            os.closerange(3, theirs.fileno())
+            os.closerange(theirs.fileno() + 1, 1 << 16)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)  # the pool's pipes belong to the supervisor alone
+            os.close(null)
+            serve(theirs, config, preload)
+            code = 0
+        finally:
+            os._exit(code)
+    theirs.close()
+    return TemplateHandle(ours, pid)
