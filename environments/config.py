@@ -6,7 +6,9 @@ therefore checked here, at every level, and an unknown one is an error that sugg
 
 Keys (defaults in brackets):
     workers [None]: sandbox worker processes; ``None`` uses every CPU the actor may use.
-    isolation ["full"]: ``full`` (namespaces, refuses to start where the host forbids them) or
+    isolation ["full"]: ``full`` (namespaces and a cgroup bounding each program's processes
+        together; refuses to start where the host forbids either), ``namespaces`` (the same
+        without the cgroup, where none can be made: non-root Slurm jobs, some containers) or
         ``none`` (rlimits only; for hosts without namespaces, untrusted code is then not contained).
     max_rollout_turns [1]: set it to ``grpo.max_rollout_turns``. NeMo RL does not tell the
         environment the turn limit, so the environment counts turns itself and ends the episode
@@ -34,7 +36,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.engine.sandbox import LEVELS as ISOLATION_LEVELS
+from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
 from nemo_code_rl.verification import VerifierConfig
 
 FEEDBACK_PLACEHOLDER = "{feedback}"

@@ -11,6 +11,7 @@ from nemo_code_rl import plotting_cli
 from nemo_code_rl.arc import cli as arc_cli
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
+from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig
 from nemo_code_rl.problems import ProblemFormatError, load_problems
 from nemo_code_rl.rewards import RewardConfig
@@ -33,7 +34,7 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
     parser.add_argument("--backend", choices=["process"], default="process", help="where programs run")
-    parser.add_argument("--isolation", choices=["full", "none"], default="full")
+    parser.add_argument("--isolation", choices=USER_LEVELS, default=FULL)
     parser.add_argument("--reward", choices=["binary", "fraction", "shaped"], default="binary")
     parser.add_argument(
         "--format",

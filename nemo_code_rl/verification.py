@@ -196,6 +196,23 @@ class _Job:
     results: list[ExecutionResult] = field(default_factory=list)
 
 
+OUTPUT_SLACK_BYTES = 64 * 1024
+
+
+def output_cap(problem: Problem) -> int:
+    """The stdout a test's judge can need: twice the largest expected output, plus some slack.
+
+    A right answer laid out differently (spaces, line ends) fits easily; anything larger is wrong
+    whatever it holds, so it is cut there and counted instead of travelling to the judge. Assert
+    tests print only the pass marker. This keeps a judging batch's memory near
+    (stdout cap + ``Limits.stderr_bytes``) per test, not 8 MiB per stream per test.
+    """
+    if problem.kind == "assert":
+        return OUTPUT_SLACK_BYTES
+    largest = max((len(output.encode("utf-8", "surrogatepass")) for output in problem.outputs), default=0)
+    return 2 * largest + OUTPUT_SLACK_BYTES
+
+
 class Verifier:
     """Judges completions against unit tests in the sandboxed engine.
 
@@ -278,7 +295,11 @@ class Verifier:
         return [v for v in verifications if v is not None]
 
     def _limits(self, problem: Problem) -> Limits:
-        return self.config.limits.with_overrides(timeout_s=self.time_limit(problem), cpu_s=None)
+        return self.config.limits.with_overrides(
+            timeout_s=self.time_limit(problem),
+            cpu_s=None,
+            output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
+        )
 
     def _values(self, problem: Problem) -> ValueComparisonConfig:
         return replace(

@@ -38,7 +38,7 @@ from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import ExecutionPool
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult
-from nemo_code_rl.engine.sandbox import IsolationUnavailable
+from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS, IsolationUnavailable
 
 ROW_ORDER = ("a", "a_strict", "a_docker", "a_ray", "b", "c", "c_lean", "d")
 TARGET_A_OVER_C = 5.0
@@ -332,9 +332,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--isolation",
-        choices=("full", "none"),
-        default="full",
-        help="engine isolation (default full; 'none' for hosts that refuse namespaces)",
+        choices=USER_LEVELS,
+        default=FULL,
+        help="engine isolation (default full; 'namespaces' where no cgroup can be made, 'none' for hosts "
+        "that refuse namespaces)",
     )
     parser.add_argument(
         "--timeout", type=float, default=5.0, help="per-test time limit in seconds (default 5)"

@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
-MiB = 1024 * 1024
+KiB = 1024
+MiB = 1024 * KiB
 
 
 @dataclass(frozen=True)
@@ -19,8 +20,11 @@ class Limits:
         timeout_s: wall-clock seconds per input, enforced from outside the program (SIGKILL).
         cpu_s: CPU seconds per input (RLIMIT_CPU); ``None`` means ``timeout_s + 1``.
         memory_bytes: address-space limit of the program's process (RLIMIT_AS).
-        output_bytes: bytes of stdout and of stderr kept per input; the rest is discarded and the
-            input gets the ``output_limit`` verdict.
+        output_bytes: bytes of stdout kept per input; the rest is discarded (and counted) and the
+            input gets the ``output_limit`` verdict. The verifier lowers it per problem to what
+            comparison needs (``output_cap``), so a batch's memory stays bounded.
+        stderr_bytes: bytes of stderr kept per input, for error messages and feedback; the rest
+            is counted and discarded without changing the verdict (an endless writer is stopped).
         file_bytes: largest file the program may write (RLIMIT_FSIZE); also the size of its temp dir.
         processes: processes and threads the program may have at once (RLIMIT_NPROC).
 
@@ -33,11 +37,12 @@ class Limits:
     cpu_s: float | None = None
     memory_bytes: int = 2048 * MiB
     output_bytes: int = 8 * MiB
+    stderr_bytes: int = 16 * KiB
     file_bytes: int = 64 * MiB
     processes: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "memory_bytes", "output_bytes", "file_bytes", "processes"):
+        for name in ("timeout_s", "memory_bytes", "output_bytes", "stderr_bytes", "file_bytes", "processes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
                 raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")

@@ -8,6 +8,7 @@ programs do.
 
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
@@ -21,7 +22,7 @@ import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
 
-from nemo_code_rl.engine import sandbox, wire
+from nemo_code_rl.engine import cgroups, sandbox, wire
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
@@ -35,6 +36,7 @@ DEFAULT_PRELOAD = (
     "random", "re", "statistics", "string", "sys", "threading", "time", "typing", "numpy",
 )  # fmt: skip
 _PASSED_ENV = ("LD_LIBRARY_PATH",)
+_CGROUP_NUMBERS = itertools.count()
 _JOB_GRACE_S = 15.0
 _START_TIMEOUT_S = 60.0
 _BOOT = (
@@ -49,7 +51,8 @@ StopPredicate = Callable[[int, int, ExecutionResult], bool]
 class _Worker:
     """The pool's handle on one worker process and the job it is running."""
 
-    def __init__(self, index: int, settings: dict) -> None:
+    def __init__(self, index: int, settings: dict, cgroup: cgroups.ProgramCgroup | None = None) -> None:
+        self.cgroup = cgroup
         env = {
             "PATH": "/usr/local/bin:/usr/bin:/bin",
             "LANG": "C.UTF-8",
@@ -95,6 +98,7 @@ class _Worker:
             self.process.wait(timeout_s)
         except subprocess.TimeoutExpired:
             return False
+        self.release()
         return True
 
     def read_frames(self) -> list | None:
@@ -127,6 +131,12 @@ class _Worker:
             pass
         self.close_pipes()
         self.process.wait()
+        self.release()
+
+    def release(self) -> None:
+        """Remove the worker's program cgroup, once the worker has exited."""
+        if self.cgroup is not None:
+            self.cgroup.remove()
 
     def close_pipes(self) -> None:
         for pipe in (self.process.stdin, self.process.stdout):
@@ -182,8 +192,11 @@ class ExecutionPool:
         workers: number of worker processes (programs run in parallel); default: the CPUs
             this process may use.
         limits: default per-input limits (see ``Limits``).
-        isolation: ``"full"`` (namespaces, unprivileged identity, read-only filesystem; refuses
-            to start where the host does not permit it) or ``"none"`` (rlimits only).
+        isolation: ``"full"`` (namespaces, unprivileged identity, read-only filesystem, and a
+            cgroup per worker bounding the memory and processes of each program's processes
+            together; refuses to start where the host does not permit it), ``"namespaces"``
+            (the same without the cgroup, for hosts where this process cannot create one: each
+            process is still bounded by ``RLIMIT_AS``) or ``"none"`` (rlimits only).
         strict: fork a fresh child for every input instead of one per program.
         preload: modules imported once in each worker, so programs get them for free.
         hidden_paths: folders replaced by an empty tmpfs in the sandbox (the Python installation
@@ -207,7 +220,7 @@ class ExecutionPool:
         sandbox_uid: int | None = None,
     ) -> None:
         if isolation not in sandbox.LEVELS:
-            raise ValueError(f"isolation must be one of {sandbox.LEVELS}, got {isolation!r}")
+            raise ValueError(f"isolation must be one of {sandbox.USER_LEVELS}, got {isolation!r}")
         count = workers if workers is not None else len(os.sched_getaffinity(0))
         if count < 1:
             raise ValueError(f"workers must be at least 1, got {count}")
@@ -234,7 +247,24 @@ class ExecutionPool:
             hidden_paths=self._hidden,
             exposed_paths=sandbox.python_runtime_paths(),
         )
-        return _Worker(index, {"sandbox": config.to_json_dict(), "preload": self._preload})
+        cgroup = None
+        if self._isolation == sandbox.FULL:
+            try:
+                cgroup = cgroups.ProgramCgroup.create(
+                    f"{cgroups.PREFIX}{os.getpid()}-{next(_CGROUP_NUMBERS)}"
+                )
+            except cgroups.CgroupsUnavailable as exc:
+                raise IsolationUnavailable(
+                    f"{exc}. Run as root or in a cgroup delegated to this user, or lower the isolation "
+                    "explicitly with isolation='namespaces' (no limit on the sum of a program's "
+                    "processes: each one still has its own memory limit)."
+                ) from exc
+        settings = {
+            "sandbox": config.to_json_dict(),
+            "preload": self._preload,
+            "cgroup": cgroup.to_json_dict() if cgroup else None,
+        }
+        return _Worker(index, settings, cgroup)
 
     @property
     def isolation(self) -> str:

@@ -22,7 +22,7 @@ class ExecutionResult:
         exit_code: the program's exit status (``SystemExit`` code or ``os._exit`` status); ``None``
             when it was killed by a signal or never ran.
         stdout / stderr: captured text (UTF-8, undecodable bytes replaced), at most
-            ``Limits.output_bytes`` each.
+            ``Limits.output_bytes`` and ``Limits.stderr_bytes``.
         stdout_dropped / stderr_dropped: bytes written beyond the cap and discarded.
         error: one line for humans: the exception's last traceback line, the signal name, the
             syntax error, or why the worker was lost.

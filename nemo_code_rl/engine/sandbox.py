@@ -30,11 +30,14 @@ from dataclasses import asdict, dataclass, field
 from nemo_code_rl.engine import syscalls
 from nemo_code_rl.engine.limits import Limits
 
-FULL = "full"
+FULL = "full"  # namespaces, and a cgroup bounding the sum of each program's processes
+NAMESPACES = "namespaces"  # namespaces without that cgroup: asked for where cgroups cannot be made
 NONE = "none"
 CONTAINER = "container"
-LEVELS = (FULL, NONE, CONTAINER)
-SUPERVISED = (FULL, CONTAINER)  # levels where the worker is the init of its PID namespace
+LEVELS = (FULL, NAMESPACES, NONE, CONTAINER)
+USER_LEVELS = (FULL, NAMESPACES, NONE)  # what callers choose; ``container`` is the Docker pool's own
+NAMESPACED = (FULL, NAMESPACES)  # levels where the worker makes its own namespaces
+SUPERVISED = (FULL, NAMESPACES, CONTAINER)  # levels where the template is the init of the programs
 DEFAULT_HIDDEN_PATHS = ("/root", "/home")
 WORKDIR = "/tmp"
 _SHM = "/dev/shm"
@@ -197,7 +200,7 @@ def isolate_worker(config: SandboxConfig) -> dict:
         raise IsolationUnavailable(f"isolation set-up failed at '{step}': {exc}") from exc
     identity = "user namespace, all capabilities dropped" if config.userns else f"uid {config.uid}"
     return {
-        "level": FULL,
+        "level": config.level,
         "identity": identity,
         "namespaces": ["user"] * config.userns + ["mount", "network", "ipc", "uts", "pid"],
         "hidden_paths": [p for p in config.hidden_paths if os.path.isdir(p)],
@@ -214,7 +217,7 @@ def prepare_init(config: SandboxConfig) -> None:
     syscalls.prctl(syscalls.PR_SET_NO_NEW_PRIVS, 1)
     if config.level not in SUPERVISED:
         return
-    if config.level == FULL:  # a container already has the /proc of its own PID namespace
+    if config.level in NAMESPACED:  # a container already has the /proc of its own PID namespace
         flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
         syscalls.mount("proc", "/proc", "proc", flags)
     for cap in range(syscalls.LAST_CAPABILITY + 1):

@@ -23,7 +23,7 @@ import termios
 import time
 from dataclasses import dataclass, field
 
-from nemo_code_rl.engine import runner, sandbox, template, wire
+from nemo_code_rl.engine import cgroups, runner, sandbox, template, wire
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
 
@@ -86,13 +86,14 @@ class _Chain:
         self.cpu_reported = 0.0
         self.cancelled = False
         self.control: socket.socket | None = None
+        self.oom_kills = 0
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
         rlimits = sandbox.rlimits(self.limits, int(self.limits.cpu_limit_s * (self.stop - self.start)) + 1)
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         (out_r, out_w), (err_r, err_w) = os.pipe(), os.pipe()
-        self.streams = {out_r: _Stream(self.limits.output_bytes), err_r: _Stream(self.limits.output_bytes)}
+        self.streams = self._new_streams(out_r, err_r)
         private = self.job.get("stdin_fds")
         stdin = private[self.start] if private is not None else self.link.devnull
         spec = {
@@ -102,8 +103,19 @@ class _Chain:
             "rlimits": rlimits,
             "workdir": self.workdir,
         }
-        payload = self.job["payload"]
-        pidfd = self.link.template.spawn(spec, [theirs.fileno(), out_w, err_w, stdin, payload])
+        cgroup = self.link.cgroup
+        procs: list[int] = []
+        if cgroup is not None:
+            cgroup.set_limits(self.limits.memory_bytes, self.limits.processes)
+            procs = cgroup.open_procs()
+            self.oom_kills = cgroup.oom_kills()
+        try:
+            pidfd = self.link.template.spawn(
+                spec, [theirs.fileno(), out_w, err_w, stdin, self.job["payload"], *procs]
+            )
+        finally:
+            for fd in procs:
+                os.close(fd)
         self.started = time.monotonic()
         theirs.close()
         os.close(out_w)
@@ -210,7 +222,7 @@ class _Chain:
         report = _report(parsed[3]) if kind == b"E" else None
         if report is not None and self.streams and (fds or not expects_pipes):
             self._on_end(report)
-            self.streams = {fd: _Stream(self.limits.output_bytes) for fd in fds}
+            self.streams = self._new_streams(*fds) if fds else {}
             if expects_pipes and "stdin_fds" in self.job:
                 self._send_private_stdin(self.job["stdin_fds"][self.index])
             return
@@ -237,8 +249,10 @@ class _Chain:
         verdicts = {"ok": Verdict.OK, "memory": Verdict.MEMORY_LIMIT}
         verdict = verdicts.get(payload["status"], Verdict.RUNTIME_ERROR)
         error = payload["error"][:500]
-        if any(s.dropped for s in self.streams.values()):
+        if self._stdout_dropped():
             verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
+        elif self._out_of_memory():
+            verdict, error = Verdict.MEMORY_LIMIT, self._memory_error()
         cpu = max(payload["cpu"], 0.0)
         self._store(
             verdict,
@@ -250,6 +264,24 @@ class _Chain:
         )
         self.index += 1
         self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
+
+    def _new_streams(self, out_r: int, err_r: int) -> dict[int, _Stream]:
+        """An input's stdout and stderr, in that order (``_stdout_dropped`` relies on it)."""
+        return {out_r: _Stream(self.limits.output_bytes), err_r: _Stream(self.limits.stderr_bytes)}
+
+    def _stdout_dropped(self) -> bool:
+        return next(iter(self.streams.values())).dropped > 0 if self.streams else False
+
+    def _out_of_memory(self) -> bool:
+        """Did the kernel kill one of the program's processes for lack of memory during this input?"""
+        if self.link.cgroup is None:
+            return False
+        seen, self.oom_kills = self.oom_kills, self.link.cgroup.oom_kills()
+        return self.oom_kills > seen
+
+    def _memory_error(self) -> str:
+        limit = self.limits.memory_bytes / (1 << 20)
+        return f"memory limit of {limit:g} MiB exceeded by the program's processes together"
 
     def _store(self, verdict: Verdict, **fields) -> None:
         (stdout, out_drop), (stderr, err_drop) = (
@@ -277,6 +309,8 @@ class _Chain:
             self._store(Verdict.TIMEOUT, error=limit, signal="SIGKILL", **common)
         elif killed_for is Verdict.OUTPUT_LIMIT:
             self._store(Verdict.OUTPUT_LIMIT, error="output limit exceeded", signal="SIGKILL", **common)
+        elif self._out_of_memory():
+            self._store(Verdict.MEMORY_LIMIT, error=self._memory_error(), signal="SIGKILL", **common)
         elif os.WIFSIGNALED(status):
             number = os.WTERMSIG(status)
             name = (
@@ -292,7 +326,7 @@ class _Chain:
         else:
             code = os.WEXITSTATUS(status)
             verdict, error = (Verdict.OK, "") if code == 0 else (Verdict.RUNTIME_ERROR, f"exit status {code}")
-            if any(s.dropped for s in self.streams.values()):
+            if self._stdout_dropped():
                 verdict, error = Verdict.OUTPUT_LIMIT, "output limit exceeded"
             self._store(verdict, exit_code=code, error=error, **common)
         self.index += 1
@@ -351,9 +385,10 @@ def _report(text: bytes) -> dict | None:
 class _PoolLink:
     """The supervisor's links: the pool's pipes (jobs and cancellations in, results out) and the template."""
 
-    def __init__(self, template_handle: template.TemplateHandle) -> None:
+    def __init__(self, template_handle: template.TemplateHandle, cgroup: cgroups.CgroupHandle | None) -> None:
         self.fd = 0
         self.template = template_handle
+        self.cgroup = cgroup
         self.devnull = os.open(os.devnull, os.O_RDONLY)
         self._reader = wire.FrameReader()
         self._frames: list[dict] = []
@@ -436,9 +471,14 @@ def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
     return [results[i] for i in range(count)]
 
 
-def serve(config: sandbox.SandboxConfig, template_handle: template.TemplateHandle, handshake: dict) -> None:
+def serve(
+    config: sandbox.SandboxConfig,
+    template_handle: template.TemplateHandle,
+    cgroup: cgroups.CgroupHandle | None,
+    handshake: dict,
+) -> None:
     """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies)."""
-    link = _PoolLink(template_handle)
+    link = _PoolLink(template_handle, cgroup)
     workdir = sandbox.Workdir(config)
     link.send(handshake)
     while True:

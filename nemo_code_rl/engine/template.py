@@ -22,6 +22,7 @@ end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the
 
 from __future__ import annotations
 
+import ctypes
 import importlib
 import json
 import marshal
@@ -32,12 +33,12 @@ import socket
 import sys
 from collections.abc import Sequence
 
-from nemo_code_rl.engine import runner, sandbox, syscalls
+from nemo_code_rl.engine import cgroups, runner, sandbox, syscalls
 
 _MESSAGE_MAX = 4096
 _FD_BYTES = 4
 _MAX_FDS = 8
-SPAWN_FDS = ("control", "stdout", "stderr", "stdin", "payload")
+SPAWN_FDS = ("control", "stdout", "stderr", "stdin", "payload")  # then the cgroup.procs files, if any
 
 
 def program_env(workdir: str) -> dict[str, str]:
@@ -103,14 +104,18 @@ def _preload(modules: list[str]) -> tuple[list[str], list[str]]:
     return loaded, missing
 
 
-def _child(spec: dict, fds: dict[str, int], config: sandbox.SandboxConfig) -> None:
+def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig) -> None:
     """In the forked child: take its descriptors, isolate, become unprivileged, run the program."""
     control = socket.socket(fileno=fds["control"])
     try:
         os.setsid()
         if config.level == sandbox.NONE:  # elsewhere the template's namespace or container bounds it
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
-        if config.level == sandbox.FULL:  # SysV queues and segments die with the program
+        cgroups.join(fds["cgroup"])
+        syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)  # the template is not; its memory holds nothing of a job
+        with open("/proc/self/oom_score_adj", "w") as handle:  # the kernel's first choice, inherited
+            handle.write("1000")
+        if config.level in sandbox.NAMESPACED:  # SysV queues and segments die with the program
             syscalls.unshare(syscalls.CLONE_NEWIPC)
         os.dup2(fds["stdin"], 0)
         os.lseek(0, 0, os.SEEK_SET)
@@ -150,6 +155,8 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
                 os.waitpid(-1, 0)
             except ChildProcessError:
                 break
+        if config.level == sandbox.CONTAINER:
+            _remove_sysv_objects(config)
     else:
         try:
             os.killpg(child, signal.SIGKILL)
@@ -162,6 +169,36 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
             except ChildProcessError:
                 break
     return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+_SYSV = {"msg": "msgctl", "shm": "shmctl", "sem": "semctl"}  # /proc/sysvipc file -> removing call
+
+
+def _remove_sysv_objects(config: sandbox.SandboxConfig) -> None:
+    """In a container (one IPC namespace for all its programs): remove what the program made.
+
+    Elsewhere each program has an IPC namespace of its own. Only the owner may remove an object,
+    so a short-lived child takes the program's uid to do it; the common case, nothing to remove,
+    costs three small reads.
+    """
+    ids = {}
+    for kind in _SYSV:
+        with open(f"/proc/sysvipc/{kind}") as table:
+            ids[kind] = [int(line.split()[1]) for line in list(table)[1:]]
+    if not any(ids.values()):
+        return
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.setresgid(config.uid, config.uid, config.uid)
+            os.setresuid(config.uid, config.uid, config.uid)
+            libc = ctypes.CDLL(None, use_errno=True)
+            for kind, call in _SYSV.items():
+                for number in ids[kind]:
+                    getattr(libc, call)(number, 0, None)  # IPC_RMID
+        finally:
+            os._exit(0)
+    os.waitpid(pid, 0)
 
 
 def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]) -> None:
@@ -187,7 +224,8 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
         kind, _, rest = message.partition(b" ")
         if kind == b"S":
             spec = json.loads(rest)
-            named = dict(zip(SPAWN_FDS, fds, strict=True))
+            named: dict = dict(zip(SPAWN_FDS, fds, strict=False))
+            named["cgroup"] = fds[len(SPAWN_FDS) :]
             child = os.fork()
             if child == 0:
                 sock.close()
@@ -219,7 +257,7 @@ class TemplateHandle:
         return report
 
     def spawn(self, spec: dict, fds: Sequence[int]) -> int:
-        """Fork a child holding ``fds`` (in ``SPAWN_FDS`` order); return a pidfd of it."""
+        """Fork a child holding ``fds`` (``SPAWN_FDS`` order, then ``cgroup.procs`` files); return a pidfd."""
         send(self.sock, b"S " + json.dumps(spec).encode(), fds)
         message, received = receive(self.sock)
         if message != b"P" or len(received) != 1:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import sys
 
-from nemo_code_rl.engine import sandbox, supervisor, template, wire
+from nemo_code_rl.engine import cgroups, sandbox, supervisor, template, wire
 
 
 def main() -> int:
@@ -18,6 +18,13 @@ def main() -> int:
     config = sandbox.SandboxConfig(
         **{k: tuple(v) if isinstance(v, list) else v for k, v in settings["sandbox"].items()}
     )
+    try:  # the cgroup tree is opened now: the sandbox's own root does not show it
+        cgroup = cgroups.CgroupHandle(settings["cgroup"]) if settings.get("cgroup") else None
+    except OSError as exc:
+        wire.write_frame(
+            1, {"ok": False, "level": config.level, "error": f"cannot open the program cgroup: {exc}"}
+        )
+        return 1
     try:
         report = sandbox.isolate_worker(config)
     except sandbox.IsolationUnavailable as exc:
@@ -29,7 +36,9 @@ def main() -> int:
     except (RuntimeError, ValueError) as exc:
         wire.write_frame(1, {"ok": False, "level": config.level, "error": f"{exc} (see its stderr)"})
         return 1
-    supervisor.serve(config, handle, {"ok": True, **report, **loaded})
+    if cgroup is not None:
+        report["cgroup"] = f"v{cgroup.version}: memory and process count of each program's processes together"
+    supervisor.serve(config, handle, cgroup, {"ok": True, **report, **loaded})
     return 0
 
 

@@ -197,7 +197,8 @@ class ServerOptions(BaseModel):
         unit_test_timeout_secs: wall-clock limit of each test.
         reasoning_format_penalty: ``code_gen``'s rule: the reward of a response whose final text
             holds a think tag, or whose reasoning holds more than one of either tag.
-        isolation: ``full`` (kernel namespaces, read-only filesystem, no network) or ``none``.
+        isolation: ``full`` (kernel namespaces, read-only filesystem, no network, a cgroup per
+            program), ``namespaces`` (without the cgroup) or ``none``.
         max_concurrent_requests: requests verified at once, merged into one engine batch; more
             wait their turn.
         checkers_dir: special judges, one ``<problem id>.py`` each defining
@@ -210,7 +211,7 @@ class ServerOptions(BaseModel):
     num_processes: int | None = Field(default=None, ge=1)
     unit_test_timeout_secs: float = Field(default=10.0, gt=0)
     reasoning_format_penalty: float = 0.0
-    isolation: Literal["full", "none"] = "full"
+    isolation: Literal["full", "namespaces", "none"] = "full"
     max_concurrent_requests: int = Field(default=256, ge=1)
     checkers_dir: str | None = None
     verifier: dict[str, Any] = Field(default_factory=dict)

@@ -6,7 +6,7 @@ what only the process backend's namespaces promise.
 
 import os
 
-from nemo_code_rl import ExecutionPool
+from nemo_code_rl import ExecutionPool, Program, Verdict
 
 from .. import isolation_probes as probes
 from ..isolation_probes import stdout_of
@@ -83,3 +83,48 @@ def test_control_channel_attacks_are_the_programs_fault(pool):
 
 def test_sysv_ipc_dies_with_the_program(pool):
     probes.assert_sysv_ipc_dies_with_the_program(pool)
+
+
+MEMORY_HOG_FAMILY = (
+    "import os, time\n"
+    "children = []\n"
+    "for _ in range(4):\n"
+    "    pid = os.fork()\n"
+    "    if pid == 0:\n"
+    "        block = b'x' * (400 * 1024 * 1024)\n"
+    "        time.sleep(1)\n"
+    "        os._exit(0)\n"
+    "    children.append(pid)\n"
+    "print(sum(os.waitpid(pid, 0)[1] == 0 for pid in children))\n"
+)
+
+
+def test_memory_limit_bounds_the_sum_of_a_programs_processes(pool):
+    """Four children of 400 MiB each under a 768 MiB limit: never 1.6 GiB on the host."""
+    assert "cgroup" in pool.isolation_report
+    result = pool.run(Program(MEMORY_HOG_FAMILY, [""], limits=pool.limits.with_overrides(timeout_s=30)))[0]
+    assert result.verdict is Verdict.MEMORY_LIMIT, result
+    assert "together" in result.error
+    assert int(result.stdout or "0") < 4
+    assert pool.run(Program("print(3)", [""]))[0].stdout == "3\n"
+
+
+def test_process_limit_holds_for_children_too(pool):
+    source = (
+        "import os, time\ncount = 0\n"
+        "try:\n"
+        "    for _ in range(200):\n"
+        "        if os.fork() == 0:\n            time.sleep(5)\n            os._exit(0)\n"
+        "        count += 1\n"
+        "except OSError:\n    pass\n"
+        "print(count)\n"
+    )
+    started = int(stdout_of(pool, source))
+    assert started < pool.limits.processes
+
+
+def test_namespaces_level_is_asked_for_and_named():
+    with ExecutionPool(workers=1, isolation="namespaces") as weaker:
+        assert weaker.isolation == "namespaces"
+        assert "cgroup" not in weaker.isolation_report
+        assert stdout_of(weaker, "print(7)") == "7\n"

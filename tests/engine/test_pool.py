@@ -109,7 +109,8 @@ def test_refuses_to_start_when_the_host_forbids_namespaces():
     assert "lowered: 42" in out
 
 
-def test_full_isolation_without_root_through_a_user_namespace():
+def test_namespace_isolation_without_root_through_a_user_namespace():
+    """Without root no cgroup can be made: ``full`` says so at start-up, ``namespaces`` runs."""
     python = shutil.which("python3", path="/usr/bin:/bin")
     if python is None or shutil.which("setpriv") is None:
         pytest.skip("needs a system python3 and setpriv to run as an unprivileged user")
@@ -129,13 +130,18 @@ def test_full_isolation_without_root_through_a_user_namespace():
         'probe = (\'import os\\nst = dict(l.split(":", 1) for l in open("/proc/self/status"))\\n\'\n'
         '         \'print(st["CapEff"].strip(), st["NoNewPrivs"].strip())\\n\'\n'
         '         \'try:\\n    open("/usr/escape", "w")\\nexcept OSError:\\n    print("read-only")\')\n'
-        "with ExecutionPool(workers=1, preload=('math',)) as pool:\n"
+        "from nemo_code_rl.engine.sandbox import IsolationUnavailable\n"
+        "try:\n    ExecutionPool(workers=1, preload=('math',))\n"
+        "except IsolationUnavailable as exc:\n    print('refused:', exc)\n"
+        "with ExecutionPool(workers=1, preload=('math',), isolation='namespaces') as pool:\n"
         "    print(pool.isolation, pool.isolation_report['identity'])\n"
         "    print(pool.run(Program(probe, ['']))[0].stdout)\n"
     )
     out = _run_child(code, user="65534", python=python)
-    assert out.splitlines()[:3] == [
-        "full user namespace, all capabilities dropped",
+    refusal, *lines = out.splitlines()
+    assert refusal.startswith("refused: cannot create a cgroup") and "isolation='namespaces'" in refusal
+    assert lines[:3] == [
+        "namespaces user namespace, all capabilities dropped",
         "0000000000000000 1",
         "read-only",
     ]

@@ -190,3 +190,15 @@ def test_ray_pool_of_docker_engines_survives_a_killed_container(client):
             assert [r[0].stdout for r in results] == [f"{3 * i}\n" for i in range(20)]
     finally:
         ray.shutdown()
+
+
+def test_children_never_see_earlier_jobs_in_memory(docker_pool):
+    probes.assert_children_never_see_earlier_jobs_in_memory(docker_pool)
+
+
+def test_control_channel_attacks_are_the_programs_fault(docker_pool):
+    probes.assert_control_channel_attacks_are_the_programs_fault(docker_pool)
+
+
+def test_sysv_ipc_dies_with_the_program(docker_pool):
+    probes.assert_sysv_ipc_dies_with_the_program(docker_pool)
