@@ -57,7 +57,8 @@ class VerifierConfig:
         feedback_chars: length of the failing-test report used for multi-turn feedback.
         feedback_reveals: what that report shows of the first failing test: ``verdict`` (its
             number and verdict only), ``input`` (also its input, the program's output and error
-            output), ``input_and_expected`` (also the expected output and the comparison's detail).
+            output), ``input_and_expected`` (also the expected output and the comparison's detail;
+            the only level that shows anything more than the verdict of an assert-based test).
             Tests are hidden by default: a policy shown them can earn reward (in ``fraction``
             mode) by hard-coding them instead of solving the problem; showing more helps it
             debug honest mistakes. The program's own output is shown only with the input, since
@@ -411,7 +412,8 @@ class Verifier:
         test = job.tests[failing]
         lines = [f"Test {failing + 1} of {len(job.tests)} failed: {judgement.verdict.replace('_', ' ')}."]
         reveals = self.config.feedback_reveals
-        if reveals == "verdict":
+        # An assert's code is its input and expected value at once, and tracebacks quote it.
+        if reveals == "verdict" or (job.problem.kind == "assert" and reveals != "input_and_expected"):
             return lines[0]
         if job.problem.kind != "assert":
             lines += ["Input:", _preview(job.problem.inputs[test])]

@@ -149,11 +149,16 @@ def run_submission(args: argparse.Namespace) -> int:
     predicted = predicted_tasks(rows)
     missing = [task_id for task_id in task_ids if task_id not in predicted]
     if missing:
-        fate = "placeholder attempts written" if tasks is not None else "left out of the submission"
-        shown = ", ".join(missing[:MAX_LISTED_IDS]) + (", ..." if len(missing) > MAX_LISTED_IDS else "")
+        placeholders = [task_id for task_id in missing if task_id in submission]
+        left_out = [task_id for task_id in missing if task_id not in submission]
+        fates = [
+            f"{len(ids)} {fate} ({_first_ids(ids)})"
+            for ids, fate in ((placeholders, "with placeholder attempts"), (left_out, "left out"))
+            if ids
+        ]
         sys.stderr.write(
             f"nemo-code-rl arc-submission: warning: {len(missing)} of {len(task_ids)} tasks have no "
-            f"prediction ({fate}): {shown}\n"
+            f"prediction: {'; '.join(fates)}\n"
         )
     output = Path(args.output)
     if not args.force:
@@ -170,6 +175,11 @@ def run_submission(args: argparse.Namespace) -> int:
         f"submission: {output} ({len(submission)} tasks, {len(task_ids) - len(missing)} predicted)\n"
     )
     return _report(validate_submission(submission, tasks), output) if tasks is not None else 0
+
+
+def _first_ids(ids: list[str]) -> str:
+    more = len(ids) - MAX_LISTED_IDS
+    return ", ".join(ids[:MAX_LISTED_IDS]) + (f", ... {more} more" if more > 0 else "")
 
 
 def _report(errors: list[str], path: Path) -> int:

@@ -96,7 +96,9 @@ def test_cpu_limit(pool):
     result = run_one(pool, "while True: pass", timeout_s=5, cpu_s=1)
     assert result.verdict is Verdict.TIMEOUT
     assert result.signal == "SIGXCPU"
-    assert result.wall_s < 4
+    # The CPU limit (1 s, rounded up to whole seconds), not the 5 s wall clock, ended it: CPU time is
+    # what the limit counts, so this holds however busy the machine is.
+    assert 1 <= result.cpu_s < 3
 
 
 def test_file_size_limit(pool):
