@@ -198,6 +198,7 @@ def test_gym_server_config_typos_are_one_line_errors(tmp_path):
         "num_processes: two\n": "num_processes: Input should be a valid integer",
         "verifier:\n  comparsion: {mode: tokens}\n": "verifier: unknown key 'comparsion' in verifier",
         "a: [\n": "while parsing a flow node",
+        "unit_test_timeout_secs: .inf\n": "unit_test_timeout_secs must be a number of seconds above 0",
     }
     for text, message in cases.items():
         config = tmp_path / "server.yaml"

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.verification import VerifierConfig
 
 # Keys Gym itself puts in a resources server's config node (run-time and catalogue metadata).
@@ -224,6 +225,11 @@ class ServerOptions(BaseModel):
                 raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
         _verifier_config(value, timeout_s=10.0, checkers={})
         return value
+
+    @field_validator("unit_test_timeout_secs")
+    @classmethod
+    def _timeout(cls, value: float) -> float:
+        return check_seconds("unit_test_timeout_secs", value)
 
     @field_validator("checkers_dir")
     @classmethod
