@@ -14,7 +14,7 @@ import pytest
 from nemo_code_rl import __version__
 from nemo_code_rl.cli import main
 from nemo_code_rl.engine import Limits
-from nemo_code_rl.problems import ProblemFormatError, load_problems, read_problems
+from nemo_code_rl.problems import ProblemFormatError, load_problems
 
 DOUBLE = {
     "id": "double",
@@ -154,6 +154,8 @@ def load_problems_from_bytes(data: bytes, suffix: str):
 
 
 def test_duplicate_ids_make_both_rows_unusable_and_stay_an_error_for_load_problems():
+    from nemo_code_rl.problems import read_problems
+
     rows = [DOUBLE, {**DOUBLE, "question": "Another."}, {**DOUBLE, "id": "other"}]
     problems, errors = read_problems(rows)
     assert [p.id for p in problems] == ["other"]
@@ -355,3 +357,13 @@ def test_arc_submission_never_replaces_a_submission_with_less(tmp_path, capsys):
     assert main(["arc-submission", str(results_file), "-o", str(output), "--force"]) == 0
     assert sorted(json.loads(output.read_text())) == ["a", "b"]
     capsys.readouterr()
+
+
+def test_doctests_of_the_modules_these_paths_go_through():
+    import doctest
+
+    from nemo_code_rl import checkers, scoring
+    from nemo_code_rl.engine import limits
+
+    for module in (scoring, checkers, limits):
+        assert doctest.testmod(module).failed == 0, module.__name__
