@@ -17,7 +17,7 @@ from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.extraction import ExtractionConfig
 from nemo_code_rl.problems import Problem, ProblemFormatError, RowError, read_problems
 from nemo_code_rl.rewards import RewardConfig
-from nemo_code_rl.verification import VerifierConfig
+from nemo_code_rl.verification import Verifier, VerifierConfig
 
 
 def _score_parser(sub: argparse._SubParsersAction) -> None:
@@ -96,7 +96,6 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
 def _score(args: argparse.Namespace) -> int:
     from nemo_code_rl.default_job import default_job
     from nemo_code_rl.progress import progress_bar
-    from nemo_code_rl.verification import Verifier
 
     if (args.problems is None) != (args.completions is None):
         raise SystemExit(
@@ -118,6 +117,7 @@ def _score(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             memory_mb=args.memory_mb,
             quiet=args.quiet,
+            strict=args.strict,
         )
         if handled is not None:
             return handled

@@ -182,6 +182,11 @@ class RowError:
     problem_id: str | None
     error: ProblemFormatError
 
+    @property
+    def reason(self) -> str:
+        """What is wrong, with the field to blame, without the location: ``field 'test': no tests``."""
+        return f"field {self.error.field!r}: {self.error.detail}" if self.error.field else self.error.detail
+
 
 def read_problems(
     source: str | os.PathLike[str] | Iterable[Mapping[str, Any]], *, id_field: str | None = None

@@ -62,7 +62,7 @@ def read_completions(path: str | Path) -> list[Completion]:
     for index, (number, line) in enumerate(lines):
         row, error = _completion_row(line)
         key = str(row["id"]) if isinstance(row, dict) and row.get("id") is not None else None
-        if error or key is None:
+        if error:
             completions.append(Completion(key, "", index, None, number, error))
             continue
         completions.append(Completion(key, row["completion"], index, counts[key], number))
@@ -118,7 +118,7 @@ def score(
             rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, completion.error))
         elif completion.id in bad_problems:
             error = bad_problems[completion.id]
-            reason = f"its problem row ({error.where}) cannot be used: {error.error.detail}"
+            reason = f"its problem row ({error.where}) cannot be used: {error.reason}"
             rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, reason))
         elif completion.id not in by_id:
             rows.append(unjudged_row(completion, AttemptStatus.UNKNOWN_PROBLEM, "no problem with this id"))
@@ -176,8 +176,7 @@ def input_warnings(
             if s == AttemptStatus.BAD_INPUT and not c.error
         )
         listed = _first(
-            f"{e.where}{f' (id {e.problem_id!r})' if e.problem_id else ''}: "
-            f"{f'field {e.error.field!r}: ' if e.error.field else ''}{e.error.detail}"
+            f"{e.where}{f' (id {e.problem_id!r})' if e.problem_id else ''}: {e.reason}"
             for e in problem_errors
         )
         warnings.append(

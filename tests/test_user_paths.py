@@ -114,7 +114,7 @@ def test_bad_rows_are_recorded_and_the_others_are_still_judged(tmp_path, capsys)
         (5, "bad_input"),
     ]
     assert rows[0]["passed"] is True and all(row["passed"] is None for row in rows[1:])
-    assert rows[2]["tests"][0]["detail"] == "its problem row (line 3) cannot be used: no tests"
+    assert rows[2]["tests"][0]["detail"] == "its problem row (line 3) cannot be used: field 'test': no tests"
     assert score(tmp_path, "--strict") == 1
 
 
@@ -367,3 +367,32 @@ def test_doctests_of_the_modules_these_paths_go_through():
 
     for module in (scoring, checkers, limits):
         assert doctest.testmod(module).failed == 0, module.__name__
+
+
+def test_arc_scoring_keeps_bad_lines_as_bad_input_rows(tmp_path, capsys):
+    task = {
+        "id": "same",
+        "train": [{"input": [[1, 2]], "output": [[1, 2]]}],
+        "test": [{"input": [[3]], "output": [[3]]}],
+    }
+    write_jsonl(tmp_path / "arc.jsonl", [task])
+    identity = "```python\ndef transform(grid):\n    return grid\n```"
+    (tmp_path / "c.jsonl").write_text(
+        json.dumps({"id": "same", "completion": identity})
+        + "\n{broken\n"
+        + json.dumps({"id": "other", "completion": identity})
+        + "\n"
+    )
+    argv = ["score", str(tmp_path / "arc.jsonl"), str(tmp_path / "c.jsonl"), "--workers", "1", "--quiet"]
+
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert "COMPLETIONS: 1 line(s) cannot be used, recorded as bad_input: line 2: not valid JSON" in err
+    assert (
+        "1 of 3 completions name no problem in PROBLEMS, recorded as unknown_problem: 'other' (line 3)" in err
+    )
+    rows = results(tmp_path)
+    assert [row["index"] for row in rows] == [0, 1, 2]
+    assert rows[0]["passed"] is True and rows[1]["status"] == "bad_input" and rows[1]["passed"] is None
+    assert main([*argv, "--strict"]) == 1
+    capsys.readouterr()

@@ -41,11 +41,13 @@ def score_rows_if_arc(
     timeout_s: float = 2.0,
     memory_mb: int | None = None,
     quiet: bool = False,
+    strict: bool = False,
 ) -> int | None:
     """Score ``completions`` against the ARC tasks in ``problems``; ``None`` when they are not ARC.
 
     Writes the RESULTS rows (default ``<completions stem>.results.jsonl``), prints the ARC table
-    and returns the exit status. ``timeout_s`` is the time limit per grid.
+    and returns the exit status: 1 with ``strict`` when a completion was not judged (a bad line or
+    an unknown task, each named in a warning). ``timeout_s`` is the time limit per grid.
     """
     from nemo_code_rl import scoring
     from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
@@ -83,10 +85,14 @@ def score_rows_if_arc(
         else row.get("status", AttemptStatus.JUDGED)
         for row in results
     ]
-    for warning in scoring.input_warnings(read, statuses):
+    warnings = scoring.input_warnings(read, statuses)
+    for warning in warnings:
         sys.stderr.write(f"nemo-code-rl score: warning: {warning}\n")
     scored = [row for row in results if row.get("status") != AttemptStatus.BAD_INPUT]
     sys.stdout.write(format_arc_summary(summarize_arc(scored, tasks)) + f"\nresults: {destination}\n")
+    if strict and (warnings or any(row.get("infra_fault") for row in results)):
+        sys.stderr.write("nemo-code-rl score: --strict: not everything was judged\n")
+        return 1
     return 0
 
 
