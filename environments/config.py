@@ -26,7 +26,9 @@ Keys (defaults in brackets):
         ``values``, ``reward`` (``mode`` and shaped ``weights``), ``early_exit``, ``max_tests``,
         ``timeout_s``, ``use_data_time_limits``, ``time_limit_factor``, ``limits`` (
         ``cpu_s``, ``memory_bytes``, ``output_bytes``, ``file_bytes``, ``processes``),
-        ``feedback_chars``, ``checkers``.
+        ``feedback_chars``, ``checkers``, ``feedback_reveals`` (``verdict`` [default]: a feedback
+        turn names the failing test's number and verdict, never a hidden test's input or expected
+        output; ``input``; ``input_and_expected``; see ``VerifierConfig``).
 """
 
 from __future__ import annotations

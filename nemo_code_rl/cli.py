@@ -7,14 +7,18 @@ import logging
 import sys
 from pathlib import Path
 
-from nemo_code_rl import plotting_cli
+from nemo_code_rl import __version__, plotting_cli, scoring
 from nemo_code_rl.arc import cli as arc_cli
+from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
+from nemo_code_rl.comparison import ComparisonConfig
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
+from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig
-from nemo_code_rl.problems import ProblemFormatError, load_problems
+from nemo_code_rl.problems import Problem, ProblemFormatError, RowError, read_problems
 from nemo_code_rl.rewards import RewardConfig
+from nemo_code_rl.verification import Verifier, VerifierConfig
 
 
 def _score_parser(sub: argparse._SubParsersAction) -> None:
@@ -44,26 +48,55 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("--pattern", help="regex for --format regex (group 1 is the code)")
     parser.add_argument(
-        "--timeout", type=float, default=10.0, help="seconds per test where the data has no limit"
+        "--timeout",
+        type=_seconds,
+        default=VerifierConfig().timeout_s,
+        help="seconds per test where the data has no limit (above 0, at most a day)",
     )
     parser.add_argument("--memory-mb", type=int, default=Limits().memory_bytes // 2**20)
     parser.add_argument(
         "--early-exit", action="store_true", help="stop each program at its first failing test"
     )
     parser.add_argument("--max-tests", type=int, default=None, help="run at most this many tests per problem")
+    comparison = ComparisonConfig()
     parser.add_argument(
+        "--comparison",
+        choices=["lines", "tokens"],
+        default=comparison.mode,
+        help="how stdout is compared (the verifier's comparison.mode): lines (LiveCodeBench, NeMo Gym) "
+        "or tokens (whitespace and line layout do not matter)",
+    )
+    parser.add_argument(
+        "--abs-tol", type=_tolerance, default=comparison.abs_tol, help="absolute tolerance for non-integers"
+    )
+    parser.add_argument(
+        "--rel-tol", type=_tolerance, default=comparison.rel_tol, help="relative tolerance for non-integers"
+    )
+    parser.add_argument(
+        "--case-insensitive", action="store_true", help="compare case-folded text (case_sensitive: false)"
+    )
+    judges = parser.add_mutually_exclusive_group()
+    judges.add_argument(
         "--checkers",
-        help="folder of special judges named <problem id>.py, each defining check(input, expected, actual)",
+        default=str(SHIPPED_CHECKERS),
+        help="folder of special judges named <problem id>.py, each defining check(input, expected, actual) "
+        "(default: the shipped ones, for problems that accept many answers)",
+    )
+    judges.add_argument(
+        "--no-checkers", action="store_true", help="no special judges, not even the shipped ones"
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit with status 1 when anything was not judged (unknown ids, bad rows, infrastructure faults)",
     )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_score)
 
 
 def _score(args: argparse.Namespace) -> int:
-    from nemo_code_rl import scoring
     from nemo_code_rl.default_job import default_job
     from nemo_code_rl.progress import progress_bar
-    from nemo_code_rl.verification import Verifier, VerifierConfig
 
     if (args.problems is None) != (args.completions is None):
         raise SystemExit(
@@ -71,6 +104,7 @@ def _score(args: argparse.Namespace) -> int:
         )
     if args.problems is None:
         problems, rows = default_job()
+        problem_errors = []
         completions = scoring.number_completions(rows)
         output = Path(args.output or "humaneval_default.results.jsonl")
     else:
@@ -84,37 +118,90 @@ def _score(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             memory_mb=args.memory_mb,
             quiet=args.quiet,
+            strict=args.strict,
         )
         if handled is not None:
             return handled
-        problems = load_problems(args.problems)
+        problems, problem_errors = read_problems(args.problems)
         completions = scoring.read_completions(args.completions)
         output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
-    checkers = {}
-    if args.checkers:
-        folder = Path(args.checkers)
-        if not folder.is_dir():
-            raise SystemExit(f"nemo-code-rl score: --checkers {folder} is not a folder")
-        checkers = {path.stem: path.read_text() for path in folder.glob("*.py")}
+    _check_inputs(args, problems, problem_errors, completions)
     config = VerifierConfig(
         extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
+        comparison=ComparisonConfig(
+            mode=args.comparison,
+            abs_tol=args.abs_tol,
+            rel_tol=args.rel_tol,
+            case_sensitive=not args.case_insensitive,
+        ),
         reward=RewardConfig(mode=args.reward),
         timeout_s=args.timeout,
         limits=Limits(memory_bytes=args.memory_mb * 2**20),
         early_exit=args.early_exit,
         max_tests=args.max_tests,
-        checkers=checkers,
+        checkers={} if args.no_checkers else read_checkers(args.checkers),
     )
     update, close = progress_bar("scoring", enabled=not args.quiet)
     with Verifier(config, workers=args.workers, isolation=args.isolation) as verifier:
         try:
-            rows = scoring.score(problems, completions, verifier, progress=update)
+            rows = scoring.score(
+                problems, completions, verifier, progress=update, problem_errors=problem_errors
+            )
         finally:
             close()
     scoring.write_results(rows, output)
-    print(scoring.format_summary(scoring.summarize(rows)))
+    warnings = scoring.input_warnings(completions, [row["status"] for row in rows], problem_errors)
+    for warning in warnings:
+        print(f"nemo-code-rl score: warning: {warning}", file=sys.stderr)
+    summary = scoring.summarize(rows)
+    print(scoring.format_summary(summary))
     print(f"results: {output}")
+    if args.strict and (warnings or summary["not_judged"]):
+        print("nemo-code-rl score: --strict: not everything was judged", file=sys.stderr)
+        return 1
     return 0
+
+
+def _check_inputs(
+    args: argparse.Namespace,
+    problems: list[Problem],
+    problem_errors: list[RowError],
+    completions: list[scoring.Completion],
+) -> None:
+    """Stop before any work when there is nothing to judge: no problem or no completion was read."""
+    if not problems:
+        listed = (
+            f" ({len(problem_errors)} row(s) cannot be used, first: {problem_errors[0].error})"
+            if problem_errors
+            else ""
+        )
+        raise ProblemFormatError(f"no problems could be read{listed}", location=str(args.problems))
+    if not any(not c.error for c in completions):
+        first = next(iter(completions), None)
+        listed = (
+            f" ({len(completions)} line(s) cannot be used, first: line {first.line}: {first.error})"
+            if first
+            else ""
+        )
+        raise scoring.CompletionsError(f"{args.completions}: no completions could be read{listed}")
+
+
+def _seconds(text: str) -> float:
+    """An argparse type: a usable time limit, or argparse's own error (no traceback)."""
+    try:
+        return check_seconds("the time limit", float(text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _tolerance(text: str) -> float:
+    """An argparse type: a comparison tolerance (a number >= 0), checked where tolerances are."""
+    try:
+        return ComparisonConfig(abs_tol=float(text)).abs_tol
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(
+            str(error).replace("ComparisonConfig.abs_tol", "a tolerance")
+        ) from None
 
 
 def _bench_parser(sub: argparse._SubParsersAction) -> None:
@@ -135,6 +222,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="nemo-code-rl", description="Reinforcement learning on code for NeMo RL."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     _score_parser(sub)
     _bench_parser(sub)

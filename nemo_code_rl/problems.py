@@ -157,27 +157,89 @@ def load_problems(
 
     Files may be gzip-compressed (``.jsonl.gz``). Parquet needs ``pyarrow``. Errors are
     ``ProblemFormatError`` naming the row (JSONL: ``line N``, 1-based; otherwise ``index N``,
-    0-based) and the field; duplicate ids name both rows.
+    0-based) and the field; duplicate ids name both rows. ``read_problems`` keeps going past bad rows.
 
     >>> [p.kind for p in load_problems([{"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]}])]
     ['assert']
     """
-    problems: list[Problem] = []
+    problems, errors = read_problems(source, id_field=id_field)
+    if errors:
+        raise errors[0].error
+    return problems
+
+
+@dataclass(frozen=True)
+class RowError:
+    """A row of a problems source that cannot become a ``Problem``.
+
+    Attributes:
+        where: the row within its source: ``line N`` (JSONL, 1-based) or ``index N`` (0-based).
+        problem_id: the id the row names, when it names one (its completions are then ``bad_input``).
+        error: what is wrong, with the full location.
+    """
+
+    where: str
+    problem_id: str | None
+    error: ProblemFormatError
+
+    @property
+    def reason(self) -> str:
+        """What is wrong, with the field to blame, without the location: ``field 'test': no tests``."""
+        return f"field {self.error.field!r}: {self.error.detail}" if self.error.field else self.error.detail
+
+
+def read_problems(
+    source: str | os.PathLike[str] | Iterable[Mapping[str, Any]], *, id_field: str | None = None
+) -> tuple[list[Problem], list[RowError]]:
+    """Every valid problem of ``source``, and a ``RowError`` for each row that is not one.
+
+    A bad row never stops the others: a scoring run on a large file keeps what it can judge and
+    reports the rest. Rows sharing an id are all errors (which one was meant cannot be known).
+    Whole-file defects (an unknown file type, a ``.json`` that is not a list) still raise.
+
+    >>> problems, errors = read_problems([{"id": "a", "question": "q", "input_output": "{"}])
+    >>> problems, [(e.where, e.problem_id, e.error.field) for e in errors]
+    ([], [('index 0', 'a', 'input_output')])
+    """
+    problems: dict[str, Problem] = {}
     seen: dict[str, str] = {}
+    errors: list[RowError] = []
+    prefix = f"{source}: " if isinstance(source, (str, os.PathLike)) else ""
     for location, row in _rows(source):
+        where = location.removeprefix(prefix)
+        problem_id = _row_id(row, id_field)
         try:
+            if isinstance(row, ProblemFormatError):
+                raise row
             problem = parse_problem(row, id_field=id_field)
         except ProblemFormatError as error:
-            raise error.at(location) from error
+            errors.append(RowError(where, problem_id, error.at(location)))
+            continue
         if problem.id in seen:
-            raise ProblemFormatError(
-                f"duplicate id {problem.id!r}, first seen at {seen[problem.id]}",
-                field="id",
-                location=location,
+            detail = f"duplicate id {problem.id!r}, first seen at {seen[problem.id]}"
+            errors.append(
+                RowError(where, problem.id, ProblemFormatError(detail, field="id", location=location))
             )
+            first = problems.pop(problem.id, None)
+            if first is not None:
+                detail = f"duplicate id {problem.id!r}, also at {location}"
+                first_where = seen[problem.id].removeprefix(prefix)
+                error = ProblemFormatError(detail, field="id", location=seen[problem.id])
+                errors.append(RowError(first_where, problem.id, error))
+            continue
         seen[problem.id] = location
-        problems.append(problem)
-    return problems
+        problems[problem.id] = problem
+    return list(problems.values()), errors
+
+
+def _row_id(row: Any, id_field: str | None) -> str | None:
+    """The id a row names, even when the rest of it is unusable."""
+    if not isinstance(row, Mapping):
+        return None
+    try:
+        return _problem_id(row, id_field)
+    except ProblemFormatError:
+        return None
 
 
 def parse_problem(row: Mapping[str, Any], *, id_field: str | None = None) -> Problem:
@@ -234,12 +296,14 @@ def _rows(source: str | os.PathLike[str] | Iterable[Mapping[str, Any]]) -> Itera
     if kind not in (".jsonl", ".json"):
         raise ValueError(f"{path}: cannot tell the file type; use .jsonl, .json or .parquet (optionally .gz)")
     opener = gzip.open if compressed else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        text = handle.read()
+    with opener(path, "rb") as handle:
+        raw = handle.read()
     if kind == ".jsonl":
-        return _jsonl_rows(path, text)
+        return _jsonl_rows(path, raw)
     try:
-        data = json.loads(text)
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as error:
+        raise ProblemFormatError(not_text(error), location=str(path)) from error
     except ValueError as error:
         raise ProblemFormatError(f"not valid JSON ({error})", location=str(path)) from error
     if not isinstance(data, list):
@@ -248,17 +312,26 @@ def _rows(source: str | os.PathLike[str] | Iterable[Mapping[str, Any]]) -> Itera
     return ((f"{path}: index {index}", row) for index, row in enumerate(data))
 
 
-def _jsonl_rows(path: Path, text: str) -> list[tuple[str, Any]]:
-    rows = []
-    for number, line in enumerate(text.split("\n"), start=1):
-        if not line.strip():
+def _jsonl_rows(path: Path, raw: bytes) -> list[tuple[str, Any]]:
+    """``(location, row)`` per non-empty line; a line that is not a JSON value gets a
+    ``ProblemFormatError`` in place of its row, so the other lines still count."""
+    rows: list[tuple[str, Any]] = []
+    for number, data in enumerate(raw.split(b"\n"), start=1):
+        if not data.strip():
             continue
         location = f"{path}: line {number}"
         try:
-            rows.append((location, json.loads(line)))
+            rows.append((location, json.loads(data.decode("utf-8"))))
+        except UnicodeDecodeError as error:
+            rows.append((location, ProblemFormatError(not_text(error), location=location)))
         except ValueError as error:
-            raise ProblemFormatError(f"not valid JSON ({error})", location=location) from error
+            rows.append((location, ProblemFormatError(f"not valid JSON ({error})", location=location)))
     return rows
+
+
+def not_text(error: UnicodeDecodeError) -> str:
+    """What a binary file or line is told: the first byte that is not UTF-8, and where."""
+    return f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset {error.start}): a binary file?"
 
 
 def _parquet_rows(path: Path) -> list[tuple[str, Any]]:
@@ -320,6 +393,8 @@ def _from_code_contests_sandboxfusion(row: Mapping[str, Any], problem_id: str, s
     tests = decoded_json(row.get("test"), "test")
     if not isinstance(tests, list):
         raise ProblemFormatError("must be a list of tests", field="test")
+    if not tests:
+        raise ProblemFormatError("no tests", field="test")
     inputs, outputs = [], []
     for index, test in enumerate(tests):
         try:

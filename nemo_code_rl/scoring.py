@@ -1,7 +1,10 @@
 """Score a file of completions against a file of problems: the ``nemo-code-rl score`` command.
 
 Results keep the completions' order, one row per completion, so they can be joined back by
-``index`` (the position among the non-empty lines of the completions file).
+``index`` (the position among the non-empty lines of the completions file). Every row has a
+``status`` (``nemo_code_rl.outcomes.AttemptStatus``): ``judged`` and ``no_code`` rows count in
+pass@k; ``unknown_problem``, ``bad_input`` and ``infra_fault`` rows have ``passed: null``, are
+counted apart and reported (``input_warnings``), so nothing is dropped and nothing is silent.
 """
 
 from __future__ import annotations
@@ -13,41 +16,73 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from nemo_code_rl.outcomes import Verdict
+from nemo_code_rl.outcomes import AttemptStatus, Verdict
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.problems import Problem, RowError, not_text
 from nemo_code_rl.rewards import REWARD_VERSION
 from nemo_code_rl.verification import Verifier
 
 
 class CompletionsError(ValueError):
-    """A completions file that cannot be read; the message names the line."""
+    """A completions file with nothing usable in it; the message names the file and the first bad line."""
 
 
 @dataclass(frozen=True)
 class Completion:
-    id: str
+    """One row of a completions file.
+
+    Attributes:
+        id: the problem it answers; ``None`` when the row does not say.
+        index: its position among the non-empty lines (RESULTS' ``index``).
+        sample: its number among the same id's completions; ``None`` for a bad row.
+        line: its 1-based line in the file, when read from one.
+        error: why the row cannot be judged (it becomes a ``bad_input`` row); empty for a good row.
+    """
+
+    id: str | None
     completion: str
     index: int
-    sample: int
+    sample: int | None
+    line: int | None = None
+    error: str = ""
 
 
 def read_completions(path: str | Path) -> list[Completion]:
-    """Rows ``{"id": ..., "completion": ...}``; ``index`` counts non-empty lines, ``sample`` per id."""
-    rows = []
-    with open(path, encoding="utf-8") as handle:
-        lines = [(number, line) for number, line in enumerate(handle, start=1) if line.strip()]
-    for number, line in lines:
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise CompletionsError(f"{path}: line {number}: not valid JSON ({exc.msg})") from None
-        if not isinstance(row, dict) or "completion" not in row or "id" not in row:
-            raise CompletionsError(f'{path}: line {number}: expected an object with "id" and "completion"')
-        if not isinstance(row["completion"], str):
-            raise CompletionsError(f'{path}: line {number}: "completion" must be a string')
-        rows.append(row)
-    return number_completions(rows)
+    """Rows ``{"id": ..., "completion": ...}``; ``index`` counts non-empty lines, ``sample`` per id.
+
+    A line that is not such a row (bad JSON, a truncated last line, missing fields, bytes that are
+    not UTF-8) is kept as a ``Completion`` with ``error`` set, so it gets a RESULTS row and a
+    warning instead of stopping the run.
+    """
+    with open(path, "rb") as handle:
+        raw = handle.read()
+    completions: list[Completion] = []
+    counts: Counter[str] = Counter()
+    lines = [(number, line) for number, line in enumerate(raw.split(b"\n"), start=1) if line.strip()]
+    for index, (number, line) in enumerate(lines):
+        row, error = _completion_row(line)
+        key = str(row["id"]) if isinstance(row, dict) and row.get("id") is not None else None
+        if error:
+            completions.append(Completion(key, "", index, None, number, error))
+            continue
+        completions.append(Completion(key, row["completion"], index, counts[key], number))
+        counts[key] += 1
+    return completions
+
+
+def _completion_row(line: bytes) -> tuple[Any, str]:
+    """The decoded row and ``""``, or what is wrong with it."""
+    try:
+        row = json.loads(line.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        return None, not_text(exc)
+    except json.JSONDecodeError as exc:
+        return None, f"not valid JSON ({exc.msg}, column {exc.colno})"
+    if not isinstance(row, dict) or "completion" not in row or row.get("id") is None:
+        return row, 'expected an object with "id" and "completion"'
+    if not isinstance(row["completion"], str):
+        return row, '"completion" must be a string'
+    return row, ""
 
 
 def number_completions(rows: Iterable[Mapping[str, Any]]) -> list[Completion]:
@@ -65,35 +100,119 @@ def score(
     completions: Sequence[Completion],
     verifier: Verifier,
     progress: Callable[[int, int], None] | None = None,
+    problem_errors: Sequence[RowError] = (),
 ) -> list[dict[str, Any]]:
-    """One result row per completion, in order (see the module doc for the fields)."""
+    """One result row per completion, in order (see the module doc for the fields).
+
+    Only completions of known problems reach the sandbox; the others get a row with ``status``
+    ``unknown_problem`` or ``bad_input`` (their problem row, or their own line, is unusable) and
+    ``passed: null``, so they are counted apart and never enter pass@k.
+    """
     by_id = {p.id: p for p in problems}
-    known = [c for c in completions if c.id in by_id]
+    bad_problems = {e.problem_id: e for e in problem_errors if e.problem_id is not None}
+    known = [c for c in completions if not c.error and c.id in by_id]
     verified = iter(verifier.verify_batch([(by_id[c.id], c.completion) for c in known], progress=progress))
     rows = []
     for completion in completions:
-        base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
-        if completion.id not in by_id:
-            rows.append(
-                {
-                    **base,
-                    "reward": None,
-                    "passed": None,
-                    "tests": [{"verdict": Verdict.UNKNOWN_PROBLEM}],
-                    "reward_version": REWARD_VERSION,
-                }
-            )
-            continue
-        result = next(verified).to_dict()
-        result.pop("problem_id")
-        rows.append({**base, **result})
+        if completion.error:
+            rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, completion.error))
+        elif completion.id in bad_problems:
+            error = bad_problems[completion.id]
+            reason = f"its problem row ({error.where}) cannot be used: {error.reason}"
+            rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, reason))
+        elif completion.id not in by_id:
+            rows.append(unjudged_row(completion, AttemptStatus.UNKNOWN_PROBLEM, "no problem with this id"))
+        else:
+            result = next(verified).to_dict()
+            result.pop("problem_id")
+            base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
+            rows.append({**base, "status": _status(result), **result})
     return rows
 
 
+def unjudged_row(completion: Completion, status: AttemptStatus, reason: str) -> dict[str, Any]:
+    """The RESULTS row of a completion that could not be judged: its status, why, and no reward."""
+    verdict = Verdict(status.value)
+    return {
+        "id": completion.id,
+        "index": completion.index,
+        "sample": completion.sample,
+        "status": status.value,
+        "reward": None,
+        "passed": None,
+        "tests": [{"verdict": verdict.value, "wall_s": 0.0, "detail": reason}],
+        "reward_version": REWARD_VERSION,
+    }
+
+
+def _status(result: Mapping[str, Any]) -> str:
+    if result["infra_fault"]:
+        return AttemptStatus.INFRA_FAULT.value
+    if not result["format_ok"]:
+        return AttemptStatus.NO_CODE.value
+    return AttemptStatus.JUDGED.value
+
+
+def input_warnings(
+    completions: Sequence[Completion], statuses: Sequence[str], problem_errors: Sequence[RowError] = ()
+) -> list[str]:
+    """One line per kind of input that was not judged: how many, what they became, then the first
+    ids and line numbers.
+
+    >>> input_warnings([Completion("x", "", 0, 0, line=3)], ["unknown_problem"])
+    ["1 of 1 completions name no problem in PROBLEMS, recorded as unknown_problem: 'x' (line 3)"]
+    """
+    warnings = []
+    unknown = [c for c, s in zip(completions, statuses, strict=True) if s == AttemptStatus.UNKNOWN_PROBLEM]
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} of {len(completions)} completions name no problem in PROBLEMS, recorded as "
+            f"{AttemptStatus.UNKNOWN_PROBLEM}: {_first(f'{c.id!r} (line {_line(c)})' for c in unknown)}"
+        )
+    if problem_errors:
+        orphans = sum(
+            1
+            for c, s in zip(completions, statuses, strict=True)
+            if s == AttemptStatus.BAD_INPUT and not c.error
+        )
+        listed = _first(
+            f"{e.where}{f' (id {e.problem_id!r})' if e.problem_id else ''}: {e.reason}"
+            for e in problem_errors
+        )
+        warnings.append(
+            f"PROBLEMS: {len(problem_errors)} row(s) cannot be used, {orphans} completion(s) of their ids "
+            f"recorded as {AttemptStatus.BAD_INPUT}: {listed}"
+        )
+    bad_lines = [c for c in completions if c.error]
+    if bad_lines:
+        listed = _first(f"line {_line(c)}: {c.error}" for c in bad_lines)
+        warnings.append(
+            f"COMPLETIONS: {len(bad_lines)} line(s) cannot be used, recorded as "
+            f"{AttemptStatus.BAD_INPUT}: {listed}"
+        )
+    return warnings
+
+
+def _line(completion: Completion) -> int:
+    return completion.line if completion.line is not None else completion.index + 1
+
+
+def _first(items: Iterable[str], shown: int = 5) -> str:
+    items = list(items)
+    more = f"; ... and {len(items) - shown} more" if len(items) > shown else ""
+    return "; ".join(items[:shown]) + more
+
+
 def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """pass@k for each k the data allows, mean reward, and counts of every verdict."""
+    """pass@k over the judged completions, mean reward, verdict counts, and what was not judged.
+
+    A completion is judged when it got a verdict on the model's account (``passed`` is true or
+    false: a wrong or missing program included); ``not_judged`` counts the others by status
+    (``unknown_problem``, ``bad_input``, ``infra_fault``).
+    """
     per_problem: dict[str, list[bool]] = defaultdict(list)
     verdicts: Counter[str] = Counter()
+    not_judged: Counter[str] = Counter()
     rewards = []
     for row in rows:
         verdicts.update(t["verdict"] for t in row["tests"])
@@ -102,24 +221,33 @@ def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
         if row["passed"] is not None:
             per_problem[row["id"]].append(bool(row["passed"]))
             rewards.append(row["reward"])
+        else:
+            not_judged[row.get("status") or AttemptStatus.INFRA_FAULT] += 1
     return {
         "completions": len(rows),
+        "judged": len(rewards),
         "problems": len(per_problem),
+        "not_judged": dict(sorted(not_judged.items())),
         "pass_at_k": pass_at_k_table(list(per_problem.values())) if per_problem else {},
         "mean_reward": sum(rewards) / len(rewards) if rewards else None,
-        "infra_faults": sum(1 for row in rows if row.get("infra_fault")),
         "verdicts": dict(sorted(verdicts.items())),
     }
 
 
 def format_summary(summary: Mapping[str, Any]) -> str:
-    lines = [f"{summary['completions']} completions of {summary['problems']} problems"]
+    """The summary for people: what was judged first, then pass@k over exactly that."""
+    lines = [
+        f"{summary['completions']} completions: {summary['judged']} judged ({summary['problems']} problems)"
+    ]
+    if summary["not_judged"]:
+        counts = ", ".join(f"{k}={v}" for k, v in summary["not_judged"].items())
+        lines[0] += f"; {summary['completions'] - summary['judged']} NOT judged ({counts}), not in pass@k"
+    if summary["pass_at_k"]:
+        lines.append(f"  pass@k over the {summary['judged']} judged completions:")
     for k, value in summary["pass_at_k"].items():
         lines.append(f"  pass@{k:<4} {value:7.2%}")
     if summary["mean_reward"] is not None:
         lines.append(f"  mean reward {summary['mean_reward']:.4f}")
-    if summary["infra_faults"]:
-        lines.append(f"  infrastructure faults (not scored): {summary['infra_faults']}")
     lines.append("  verdicts: " + ", ".join(f"{k}={v}" for k, v in summary["verdicts"].items()))
     return "\n".join(lines)
 

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import ast
 import json
+import math
 import random
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal, get_args
 
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
 from nemo_code_rl.harness.programs import Judgement
@@ -32,6 +34,8 @@ from nemo_code_rl.rewards import (
 )
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
+FeedbackReveals = Literal["verdict", "input", "input_and_expected"]
+FEEDBACK_REVEALS: tuple[str, ...] = get_args(FeedbackReveals)
 
 
 @dataclass(frozen=True)
@@ -51,6 +55,14 @@ class VerifierConfig:
         time_limit_factor: multiplies data time limits (judges' limits are often set for C++).
         limits: the other per-test limits (memory, output, files, processes).
         feedback_chars: length of the failing-test report used for multi-turn feedback.
+        feedback_reveals: what that report shows of the first failing test: ``verdict`` (its
+            number and verdict only), ``input`` (also its input, the program's output and error
+            output), ``input_and_expected`` (also the expected output and the comparison's detail;
+            the only level that shows anything more than the verdict of an assert-based test).
+            Tests are hidden by default: a policy shown them can earn reward (in ``fraction``
+            mode) by hard-coding them instead of solving the problem; showing more helps it
+            debug honest mistakes. The program's own output is shown only with the input, since
+            a program can print its input.
         checkers: special judges by problem id: Python source defining
             ``check(input: str, expected: str, actual: str) -> bool``.
     """
@@ -67,12 +79,21 @@ class VerifierConfig:
     limits: Limits = field(default_factory=Limits)
     feedback_chars: int = 1000
     checkers: Mapping[str, str] = field(default_factory=dict)
+    feedback_reveals: FeedbackReveals = "verdict"
 
     def __post_init__(self) -> None:
         if self.max_tests is not None and self.max_tests < 1:
             raise ConfigError(f"max_tests must be at least 1 or None, got {self.max_tests}")
-        if self.timeout_s <= 0 or self.time_limit_factor <= 0:
-            raise ConfigError("timeout_s and time_limit_factor must be positive")
+        try:
+            check_seconds("timeout_s", self.timeout_s)
+        except ValueError as error:
+            raise ConfigError(str(error)) from None
+        if self.feedback_reveals not in FEEDBACK_REVEALS:
+            raise ConfigError(
+                f"feedback_reveals must be one of {FEEDBACK_REVEALS}, got {self.feedback_reveals!r}"
+            )
+        if not 0 < self.time_limit_factor < math.inf:
+            raise ConfigError(f"time_limit_factor must be a positive number, got {self.time_limit_factor!r}")
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any], where: str = "verifier") -> VerifierConfig:
@@ -411,15 +432,19 @@ class Verifier:
         judgement, result = job.judgements[failing], job.results[failing]
         test = job.tests[failing]
         lines = [f"Test {failing + 1} of {len(job.tests)} failed: {judgement.verdict.replace('_', ' ')}."]
+        reveals = self.config.feedback_reveals
+        # An assert's code is its input and expected value at once, and tracebacks quote it.
+        if reveals == "verdict" or (job.problem.kind == "assert" and reveals != "input_and_expected"):
+            return lines[0]
         if job.problem.kind != "assert":
-            lines += [
-                "Input:",
-                _preview(job.problem.inputs[test]),
-                "Expected:",
-                _preview(job.problem.outputs[test]),
-            ]
+            lines += ["Input:", _preview(job.problem.inputs[test])]
+            if reveals == "input_and_expected":
+                lines += ["Expected:", _preview(job.problem.outputs[test])]
             lines += ["Got:", _preview(judgement.got)]
-        if judgement.detail:
+        # A wrong answer's detail quotes the expected output (or the failed assert).
+        if judgement.detail and (
+            reveals == "input_and_expected" or judgement.verdict != Verdict.WRONG_ANSWER
+        ):
             lines.append(f"Details: {judgement.detail}")
         if result.stderr.strip() and judgement.verdict != Verdict.PASSED:
             lines += ["Error output:", _preview(result.stderr, 400)]

@@ -58,26 +58,31 @@ def test_score_files(tmp_path, capsys):
         ("echo", 4, 1),
     ]
     assert [r["passed"] for r in rows] == [True, False, None, False, True]
-    assert rows[2]["tests"] == [{"verdict": "unknown_problem"}]
+    assert rows[2]["tests"] == [
+        {"verdict": "unknown_problem", "wall_s": 0.0, "detail": "no problem with this id"}
+    ]
+    assert [r["status"] for r in rows] == ["judged", "judged", "unknown_problem", "no_code", "judged"]
     assert [t["verdict"] for t in rows[1]["tests"]] == ["passed", "wrong_answer"]  # 2 + 2 == 2 * 2
     assert rows[3]["format_ok"] is False and rows[0]["reward_version"]
     out = capsys.readouterr().out
     assert "pass@1" in out and "pass@2" in out and "unknown_problem=1" in out
 
 
-def test_bad_input_gives_a_clear_error(tmp_path, capsys):
+def test_bad_input_is_reported_with_its_line(tmp_path, capsys):
+    # A bad line is recorded and named, and the rest is judged (tests/test_user_paths.py has more).
     write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
     (tmp_path / "completions.jsonl").write_text('{"id": "double", "completion": "x"}\n{not json}\n')
     assert (
-        main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
+        main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 0
     )
-    assert "completions.jsonl: line 2: not valid JSON" in capsys.readouterr().err
+    assert "line 2: not valid JSON" in capsys.readouterr().err
     (tmp_path / "problems.jsonl").write_text('{"id": "a", "question": "q", "input_output": "{broken"}\n')
     (tmp_path / "completions.jsonl").write_text('{"id": "a", "completion": "x"}\n')
     assert (
         main(["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]) == 2
     )
-    assert "line 1" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "no problems could be read" in err and "line 1: field 'input_output'" in err
 
 
 def test_default_job_scores_humaneval(tmp_path, capsys):

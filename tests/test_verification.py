@@ -172,7 +172,9 @@ def test_call_based_functions_and_solution_methods(verifier):
 
 def test_stdio_verdicts_early_exit_and_timeouts(fixtures_dir):
     problem = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_code_contests.jsonl")[0]
-    config = VerifierConfig(timeout_s=1, early_exit=True, use_data_time_limits=False)
+    config = VerifierConfig(
+        timeout_s=1, early_exit=True, use_data_time_limits=False, feedback_reveals="input_and_expected"
+    )
     with Verifier(config, workers=2) as early:
         wrong, looping = early.verify_batch(
             [(problem, fenced("print(0)")), (problem, fenced("while True:\n    pass"))]

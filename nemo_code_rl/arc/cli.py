@@ -7,7 +7,10 @@ completions when the source holds ARC tasks and answers ``None`` otherwise.
 writes a Kaggle submission from scored ARC completions; with ``--validate`` the submission covers
 exactly the challenges' tasks (placeholders where nothing was predicted) and is checked against
 them. ``nemo-code-rl arc-submission SUBMISSION.json --validate CHALLENGES.json`` only checks an
-existing submission. Defects are listed on stderr and the exit status is 1.
+existing submission. Defects are listed on stderr and the exit status is 1. Tasks without a
+prediction are named in a warning; results that hold no ARC predictions are an error; an existing
+OUTPUT is never replaced by a submission that lacks some of its tasks or predictions, unless
+``--force`` is given.
 """
 
 from __future__ import annotations
@@ -20,9 +23,11 @@ from typing import Any
 
 from nemo_code_rl.engine import Limits
 from nemo_code_rl.extraction import ExtractionConfig
+from nemo_code_rl.outcomes import AttemptStatus
 from nemo_code_rl.problems import ProblemFormatError
 
 MAX_LISTED_ERRORS = 50
+MAX_LISTED_IDS = 10
 
 
 def score_rows_if_arc(
@@ -36,11 +41,13 @@ def score_rows_if_arc(
     timeout_s: float = 2.0,
     memory_mb: int | None = None,
     quiet: bool = False,
+    strict: bool = False,
 ) -> int | None:
     """Score ``completions`` against the ARC tasks in ``problems``; ``None`` when they are not ARC.
 
     Writes the RESULTS rows (default ``<completions stem>.results.jsonl``), prints the ARC table
-    and returns the exit status. ``timeout_s`` is the time limit per grid.
+    and returns the exit status: 1 with ``strict`` when a completion was not judged (a bad line or
+    an unknown task, each named in a warning). ``timeout_s`` is the time limit per grid.
     """
     from nemo_code_rl import scoring
     from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
@@ -52,7 +59,10 @@ def score_rows_if_arc(
     if not is_arc_source(problems):
         return None
     tasks = load_arc_tasks(problems)
-    rows = scoring.read_completions(completions)
+    read = scoring.read_completions(completions)
+    if all(c.error for c in read):
+        raise scoring.CompletionsError(f"{completions}: no completions could be read")
+    rows = [c for c in read if not c.error]
     limits = Limits() if memory_mb is None else Limits(memory_bytes=memory_mb * 2**20)
     config = ArcVerifierConfig(
         extraction=extraction or ExtractionConfig(),
@@ -65,8 +75,24 @@ def score_rows_if_arc(
             results = score_arc(tasks, rows, verifier, progress=update)
         finally:
             close()
+    # Lines that are not completions keep their place in RESULTS, as bad_input rows.
+    bad = [scoring.unjudged_row(c, AttemptStatus.BAD_INPUT, c.error) for c in read if c.error]
+    results = sorted([*results, *bad], key=lambda row: row["index"])
     scoring.write_results(results, destination)
-    sys.stdout.write(format_arc_summary(summarize_arc(results, tasks)) + f"\nresults: {destination}\n")
+    statuses = [
+        AttemptStatus.UNKNOWN_PROBLEM
+        if row.get("error") == AttemptStatus.UNKNOWN_PROBLEM
+        else row.get("status", AttemptStatus.JUDGED)
+        for row in results
+    ]
+    warnings = scoring.input_warnings(read, statuses)
+    for warning in warnings:
+        sys.stderr.write(f"nemo-code-rl score: warning: {warning}\n")
+    scored = [row for row in results if row.get("status") != AttemptStatus.BAD_INPUT]
+    sys.stdout.write(format_arc_summary(summarize_arc(scored, tasks)) + f"\nresults: {destination}\n")
+    if strict and (warnings or any(row.get("infra_fault") for row in results)):
+        sys.stderr.write("nemo-code-rl score: --strict: not everything was judged\n")
+        return 1
     return 0
 
 
@@ -88,13 +114,23 @@ def add_subcommands(subparsers: argparse._SubParsersAction) -> None:
         metavar="CHALLENGES",
         help="a Kaggle *_challenges.json (or any ARC source): cover exactly its tasks, check the submission",
     )
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace OUTPUT even when it holds tasks or predictions the new submission lacks",
+    )
     parser.set_defaults(handler=run_submission)
 
 
 def run_submission(args: argparse.Namespace) -> int:
     """The ``arc-submission`` command (see the module doc)."""
     from nemo_code_rl.arc.data import load_arc_tasks, read_json
-    from nemo_code_rl.arc.submission import build_submission, validate_submission
+    from nemo_code_rl.arc.submission import (
+        build_submission,
+        lost_by_replacing,
+        predicted_tasks,
+        validate_submission,
+    )
 
     tasks = load_arc_tasks(args.validate) if args.validate else None
     source = Path(args.results)
@@ -104,11 +140,52 @@ def run_submission(args: argparse.Namespace) -> int:
                 "nemo-code-rl arc-submission: checking a submission .json needs --validate CHALLENGES"
             )
         return _report(validate_submission(read_json(source), tasks), source)
-    submission = build_submission(_read_results(source), tasks)
-    with open(args.output, "w", encoding="utf-8") as handle:
+    rows = _read_results(source)
+    if not any("predictions" in row for row in rows):
+        raise ProblemFormatError(
+            "no row has ARC predictions: pass the RESULTS of `nemo-code-rl score` on ARC tasks",
+            location=str(source),
+        )
+    submission = build_submission(rows, tasks)
+    if not submission:
+        raise ProblemFormatError("no task has a prediction: nothing to submit", location=str(source))
+    task_ids = (
+        [task.id for task in tasks] if tasks is not None else list(dict.fromkeys(str(r["id"]) for r in rows))
+    )
+    predicted = predicted_tasks(rows)
+    missing = [task_id for task_id in task_ids if task_id not in predicted]
+    if missing:
+        placeholders = [task_id for task_id in missing if task_id in submission]
+        left_out = [task_id for task_id in missing if task_id not in submission]
+        fates = [
+            f"{len(ids)} {fate} ({_first_ids(ids)})"
+            for ids, fate in ((placeholders, "with placeholder attempts"), (left_out, "left out"))
+            if ids
+        ]
+        sys.stderr.write(
+            f"nemo-code-rl arc-submission: warning: {len(missing)} of {len(task_ids)} tasks have no "
+            f"prediction: {'; '.join(fates)}\n"
+        )
+    output = Path(args.output)
+    if not args.force:
+        lost = lost_by_replacing(output, submission)
+        if lost:
+            raise SystemExit(
+                f"nemo-code-rl arc-submission: error: {output} not replaced: {lost}; --force replaces it"
+            )
+    temporary = output.with_name(f".{output.name}.tmp")
+    with open(temporary, "w", encoding="utf-8") as handle:
         json.dump(submission, handle)
-    sys.stdout.write(f"submission: {args.output} ({len(submission)} tasks)\n")
-    return _report(validate_submission(submission, tasks), Path(args.output)) if tasks is not None else 0
+    temporary.replace(output)
+    sys.stdout.write(
+        f"submission: {output} ({len(submission)} tasks, {len(task_ids) - len(missing)} predicted)\n"
+    )
+    return _report(validate_submission(submission, tasks), output) if tasks is not None else 0
+
+
+def _first_ids(ids: list[str]) -> str:
+    more = len(ids) - MAX_LISTED_IDS
+    return ", ".join(ids[:MAX_LISTED_IDS]) + (f", ... {more} more" if more > 0 else "")
 
 
 def _report(errors: list[str], path: Path) -> int:

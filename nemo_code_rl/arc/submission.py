@@ -14,6 +14,7 @@ import json
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.arc.grid_check import InvalidGrid, as_grid
@@ -84,6 +85,53 @@ def build_submission(rows: Iterable[Mapping[str, Any]], tasks: Sequence[ArcTask]
             entries.append(dict(zip(ATTEMPTS, chosen, strict=True)))
         submission[task_id] = entries
     return submission
+
+
+def predicted_tasks(rows: Iterable[Mapping[str, Any]]) -> set[str]:
+    """The ids of the tasks some scored program made at least one prediction for."""
+    return {
+        str(row["id"])
+        for row in rows
+        if not row.get("infra_fault")
+        and isinstance(row.get("predictions"), list)
+        and any(grid is not None for grid in row["predictions"])
+    }
+
+
+def lost_by_replacing(path: Path, submission: Mapping[str, Any]) -> str:
+    """What replacing the file at ``path`` by ``submission`` would lose, in words; ``""`` if nothing.
+
+    A file that is not a submission is never replaced silently; nor is one holding a task that
+    ``submission`` lacks, or a real (non-placeholder) attempt where ``submission`` has only
+    placeholders.
+    """
+    if not path.exists():
+        return ""
+    try:
+        held = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        return f"it exists and is not a readable submission ({error})"
+    if not isinstance(held, Mapping):
+        return f"it exists and holds a JSON {type(held).__name__}, not a submission"
+    dropped = [task_id for task_id in held if task_id not in submission]
+    emptied = [
+        task_id
+        for task_id, entries in held.items()
+        if task_id in submission and _has_prediction(entries) and not _has_prediction(submission[task_id])
+    ]
+    parts = []
+    if dropped:
+        parts.append(f"{len(dropped)} of its {len(held)} tasks would be dropped ({', '.join(dropped[:10])})")
+    if emptied:
+        parts.append(f"{len(emptied)} tasks would lose their predictions ({', '.join(emptied[:10])})")
+    return "; ".join(parts)
+
+
+def _has_prediction(entries: Any) -> bool:
+    return isinstance(entries, list) and any(
+        isinstance(entry, Mapping) and any(entry.get(a) not in (None, PLACEHOLDER) for a in ATTEMPTS)
+        for entry in entries
+    )
 
 
 def validate_submission(submission: Any, tasks: Sequence[ArcTask]) -> list[str]:

@@ -5,11 +5,15 @@ Every default lives here and nowhere else, so the README, the CLI and the enviro
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 KiB = 1024
 MiB = 1024 * KiB
+# The longest time limit accepted, wall or CPU, per input: a day. Longer is a mistake (``1e9``,
+# ``inf``), and past what the platform's clocks and rlimits can hold.
+MAX_SECONDS = 24 * 3600.0
 
 
 @dataclass(frozen=True)
@@ -42,12 +46,13 @@ class Limits:
     processes: int = 64
 
     def __post_init__(self) -> None:
-        for name in ("timeout_s", "memory_bytes", "output_bytes", "stderr_bytes", "file_bytes", "processes"):
+        check_seconds("timeout_s", self.timeout_s)
+        if self.cpu_s is not None:
+            check_seconds("cpu_s", self.cpu_s)
+        for name in ("memory_bytes", "output_bytes", "stderr_bytes", "file_bytes", "processes"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
                 raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
-        if self.cpu_s is not None and (not isinstance(self.cpu_s, (int, float)) or self.cpu_s <= 0):
-            raise ValueError(f"Limits.cpu_s must be a positive number or None, got {self.cpu_s!r}")
         if self.memory_bytes < 64 * MiB:
             raise ValueError(f"Limits.memory_bytes must be at least 64 MiB, got {self.memory_bytes}")
 
@@ -66,3 +71,19 @@ class Limits:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def check_seconds(name: str, value: Any) -> float:
+    """``value`` as seconds, when it is a usable time limit: a number above 0 and at most
+    ``MAX_SECONDS`` (so not ``nan`` or ``inf``); otherwise a ``ValueError`` naming ``name``.
+
+    >>> check_seconds("timeout_s", float("nan"))
+    Traceback (most recent call last):
+    ...
+    ValueError: timeout_s must be a number of seconds above 0 and at most 86400 (a day), got nan
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_SECONDS:
+        raise ValueError(
+            f"{name} must be a number of seconds above 0 and at most {MAX_SECONDS:.0f} (a day), got {value!r}"
+        )
+    return float(value)

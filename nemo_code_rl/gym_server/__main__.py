@@ -10,9 +10,11 @@ import argparse
 from pathlib import Path
 
 import uvicorn
+from pydantic import ValidationError
 
+from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.gym_server.app import create_app
-from nemo_code_rl.gym_server.models import ServerOptions
+from nemo_code_rl.gym_server.models import ServerOptions, config_error_line
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "nemo_code_rl_code_gen.yaml"
 
@@ -29,7 +31,10 @@ def main(argv: list[str] | None = None) -> None:
         import yaml
     except ImportError as error:
         raise SystemExit("reading --config needs PyYAML: pip install pyyaml") from error
-    options = ServerOptions.from_gym_config(yaml.safe_load(args.config.read_text()) or {}, args.name)
+    try:
+        options = ServerOptions.from_gym_config(yaml.safe_load(args.config.read_text()) or {}, args.name)
+    except (OSError, yaml.YAMLError, ConfigError, ValidationError) as error:
+        parser.exit(2, f"{parser.prog}: error: --config {args.config}: {config_error_line(error)}\n")
     uvicorn.run(create_app(options), host=args.host, port=args.port, log_level=args.log_level)
 
 

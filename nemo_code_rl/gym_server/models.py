@@ -17,9 +17,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.verification import VerifierConfig
 
 # Keys Gym itself puts in a resources server's config node (run-time and catalogue metadata).
@@ -225,6 +227,11 @@ class ServerOptions(BaseModel):
         _verifier_config(value, timeout_s=10.0, checkers={})
         return value
 
+    @field_validator("unit_test_timeout_secs")
+    @classmethod
+    def _timeout(cls, value: float) -> float:
+        return check_seconds("unit_test_timeout_secs", value)
+
     @field_validator("checkers_dir")
     @classmethod
     def _checkers_folder(cls, value: str | None) -> str | None:
@@ -234,9 +241,7 @@ class ServerOptions(BaseModel):
 
     def verifier_config(self) -> VerifierConfig:
         """The verifier these options describe, with the checkers read from ``checkers_dir``."""
-        checkers = {}
-        if self.checkers_dir is not None:
-            checkers = {path.stem: path.read_text() for path in sorted(Path(self.checkers_dir).glob("*.py"))}
+        checkers = read_checkers(self.checkers_dir) if self.checkers_dir is not None else {}
         return _verifier_config(self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers)
 
     @classmethod
@@ -248,6 +253,17 @@ class ServerOptions(BaseModel):
         options = {key: value for key, value in node.items() if key not in GYM_SERVER_KEYS}
         check_keys(options, [*cls.model_fields, *GYM_SERVER_KEYS], "the server config")
         return cls.model_validate(options)
+
+
+def config_error_line(error: Exception) -> str:
+    """A config error in one line: each of pydantic's errors as ``field: message``, a YAML error by
+    its position, anything else as its message (no traceback, no echo of the input)."""
+    if isinstance(error, ValidationError):
+        return "; ".join(
+            f"{'.'.join(map(str, item['loc'])) or 'config'}: {item['msg'].removeprefix('Value error, ')}"
+            for item in error.errors()
+        )
+    return " ".join(str(error).split())
 
 
 def _verifier_config(

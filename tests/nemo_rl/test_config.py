@@ -100,7 +100,7 @@ def test_unknown_keys_suggest_the_right_one(data: dict, wrong: str, suggestion: 
         ({"max_rollout_turns": 2}, "needs tokenizer"),
         ({"feedback_template": "no placeholder"}, "must be a string containing {feedback}"),
         ({"reward": {"mode": "best"}}, "unknown reward mode"),
-        ({"timeout_s": -1}, "must be positive"),
+        ({"timeout_s": -1}, "timeout_s must be a number of seconds above 0"),
         ({"limits": {"memory_bytes": 1}}, "memory_bytes must be at least"),
         ({"tokenizer": {"chat_template": "x"}}, "tokenizer.name must be"),
         ({"metrics_jsonl": 3}, "metrics_jsonl must be a file path or null"),
