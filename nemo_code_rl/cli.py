@@ -54,6 +54,11 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         "--checkers",
         help="folder of special judges named <problem id>.py, each defining check(input, expected, actual)",
     )
+    parser.add_argument(
+        "--helper",
+        help="ARC: the helper library programs import, a .py file, a package folder or a folder of modules "
+        "(default: our BARC-compatible `common`)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_score)
 
@@ -83,6 +88,7 @@ def _score(args: argparse.Namespace) -> int:
             timeout_s=args.timeout,
             memory_mb=args.memory_mb,
             quiet=args.quiet,
+            helper=args.helper,
         )
         if handled is not None:
             return handled

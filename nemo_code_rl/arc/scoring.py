@@ -1,7 +1,11 @@
 """Score completions of ARC tasks: the RESULTS rows and the summary of ``nemo-code-rl score`` on ARC.
 
 One row per completion, in order: ``id``, ``index``, ``sample``, ``reward``, ``passed`` (every
-test output exactly right; null when the task's test outputs are unknown), ``train_accuracy``
+test output exactly right; null when the task's test outputs are unknown), ``verdict`` and
+``message`` (what became of the program and why, in the words of ``nemo_code_rl.outcomes``:
+``passed``, ``wrong_answer``, ``timeout``, ``runtime_error`` with the exception's last line,
+``missing_module``, ``invalid_output`` with why the grid is invalid, ``syntax_error``,
+``no_code``, ...), ``train_accuracy``
 (fraction of train pairs exactly right), ``predictions`` (one grid or null per test input), and
 ``format_ok``, ``valid_code``, ``valid_outputs``, ``outputs_hash``, ``train_pixel_score``,
 ``test_pixel_score``, ``test_correct_grids``, ``infra_fault``, ``error``, ``code``,
@@ -49,7 +53,16 @@ def score_arc(
     for completion, augmentation in zip(completions, views, strict=True):
         base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
         if completion.id not in by_id:
-            rows.append({**base, "reward": None, "passed": None, "error": Verdict.UNKNOWN_PROBLEM})
+            rows.append(
+                {
+                    **base,
+                    "reward": None,
+                    "passed": None,
+                    "verdict": Verdict.UNKNOWN_PROBLEM,
+                    "message": f"no task {completion.id!r} in the problems",
+                    "error": Verdict.UNKNOWN_PROBLEM,
+                }
+            )
         else:
             rows.append({**base, **result_fields(next(verified), augmentation)})
     return rows
@@ -64,6 +77,8 @@ def result_fields(verification: ArcVerification, augmentation: Augmentation | No
         predictions = [None if grid is None else augmentation.invert(grid) for grid in predictions]
     return {
         **outcome,
+        "verdict": verification.verdict,
+        "message": verification.message,
         "predictions": predictions,
         "format_ok": verification.format_ok,
         "error": verification.error,

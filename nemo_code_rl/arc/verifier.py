@@ -16,6 +16,7 @@ from statistics import fmean
 from typing import Any
 
 from nemo_code_rl.arc.execution import (
+    ARC_PRELOAD,
     ArcExecutionConfig,
     GridRun,
     ProgramRun,
@@ -30,6 +31,7 @@ from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool
 from nemo_code_rl.extraction import ExtractionConfig, extract_code
+from nemo_code_rl.outcomes import AttemptStatus, Verdict
 
 
 @dataclass(frozen=True)
@@ -69,15 +71,16 @@ class GridJudgement:
         output: the valid grid the program returned, or ``None``.
         correct: exactly the expected grid; ``None`` when the expected grid is unknown.
         pixel: pixel accuracy (0 for a missing output or another shape); ``None`` when unknown.
-        kind: ``correct``, ``wrong``, ``unjudged`` (no expected grid), or why there is no output:
-            ``timeout``, ``exception``, ``invalid``, ``not_run``.
+        verdict: ``passed``, ``wrong_answer``, ``unjudged`` (no expected grid), or why there is
+            no output (``GridRun.verdict``: ``timeout``, ``runtime_error``, ``missing_module``,
+            ``invalid_output``, ``not_run``).
         detail: for humans: the first difference, or the error.
     """
 
     output: Grid | None
     correct: bool | None
     pixel: float | None
-    kind: str
+    verdict: Verdict
     detail: str = ""
 
     @property
@@ -89,16 +92,16 @@ def judge_grid(run: GridRun, expected: Grid | None) -> GridJudgement:
     """Compare what the program returned with ``expected`` (``None`` when unknown)."""
     known = expected is not None
     if run.output is None:
-        return GridJudgement(None, False if known else None, 0.0 if known else None, run.kind, run.error)
+        return GridJudgement(None, False if known else None, 0.0 if known else None, run.verdict, run.error)
     if expected is None:
-        return GridJudgement(run.output, None, None, "unjudged")
+        return GridJudgement(run.output, None, None, Verdict.UNJUDGED)
     if run.output == expected:
-        return GridJudgement(run.output, True, 1.0, "correct")
+        return GridJudgement(run.output, True, 1.0, Verdict.PASSED)
     return GridJudgement(
         run.output,
         False,
         pixel_accuracy(run.output, expected),
-        "wrong",
+        Verdict.WRONG_ANSWER,
         describe_difference(run.output, expected),
     )
 
@@ -117,6 +120,7 @@ class ArcVerification:
         reward: the reward; ``None`` on an infrastructure fault.
         infra_fault: the sandbox failed; nothing here judges the program.
         execution_s: sandbox wall-clock seconds.
+        failure: the verdict of ``error`` (``ProgramRun.failure``); ``None`` when the function ran.
     """
 
     task_id: str
@@ -130,6 +134,32 @@ class ArcVerification:
     infra_fault: bool = False
     execution_s: float = 0.0
     reward_version: str = ARC_REWARD_VERSION
+    failure: Verdict | None = None
+
+    @property
+    def verdict(self) -> Verdict | AttemptStatus:
+        """What became of the program, in one word of the outcome vocabulary: ``no_code``, the
+        program's ``failure``, else the first train (then test) grid that is not right, else
+        ``passed`` (``unjudged`` when the test outputs are unknown)."""
+        return self._reason()[0]
+
+    @property
+    def message(self) -> str:
+        """Why, for humans: the error, the exception's last line, or what is wrong with which grid."""
+        return self._reason()[1]
+
+    def _reason(self) -> tuple[Verdict | AttemptStatus, str]:
+        if self.infra_fault:
+            return Verdict.WORKER_LOST, self.error
+        if not self.format_ok:
+            return AttemptStatus.NO_CODE, self.error
+        if self.failure is not None:
+            return self.failure, self.error
+        for split, judgements in (("train", self.train), ("test", self.test)):
+            for number, judgement in enumerate(judgements, start=1):
+                if judgement.verdict not in (Verdict.PASSED, Verdict.UNJUDGED):
+                    return judgement.verdict, f"{split} {number}: {judgement.detail}"
+        return (Verdict.PASSED if self.test_known else Verdict.UNJUDGED), ""
 
     @property
     def valid_code(self) -> bool:
@@ -204,10 +234,11 @@ class ArcVerifier:
         isolation: str = "full",
     ) -> None:
         self.config = config or ArcVerifierConfig()
-        helper = self.config.execution.helper
-        self._helpers = load_helper(helper) if helper else None
+        self._helpers = load_helper(self.config.execution.helper)
         self._owns_pool = pool is None
-        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        if pool is None:
+            pool = ExecutionPool(workers=workers, isolation=isolation, preload=ARC_PRELOAD)
+        self.pool = pool
 
     def verify_batch(
         self, items: Sequence[tuple[ArcTask, str]], progress: Callable[[int, int], None] | None = None
@@ -243,11 +274,21 @@ class ArcVerifier:
                 self.config.reward,
             )
         return ArcVerification(
-            task.id, True, code, run.compiled, run.error, train, test, reward, run.infra_fault, run.wall_s
+            task.id,
+            True,
+            code,
+            run.compiled,
+            run.error,
+            train,
+            test,
+            reward,
+            run.infra_fault,
+            run.wall_s,
+            failure=run.failure,
         )
 
     def _no_code(self, task: ArcTask, reason: str) -> ArcVerification:
-        missing = GridRun(None, "not_run", "no code")
+        missing = GridRun(None, Verdict.NOT_RUN, "no code")
         train = tuple(judge_grid(missing, p.output) for p in task.train)
         test = tuple(judge_grid(missing, p.output) for p in task.test)
         reward = arc_reward(False, [], [], [], self.config.reward)
