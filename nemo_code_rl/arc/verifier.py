@@ -24,9 +24,9 @@ from nemo_code_rl.arc.execution import (
     load_helper,
     parse_run,
 )
-from nemo_code_rl.arc.grids import Grid, describe_difference, pixel_accuracy
+from nemo_code_rl.arc.grids import Grid, describe_difference, overlap_similarity, pixel_accuracy
 from nemo_code_rl.arc.metrics import ArcOutcome
-from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc_reward
+from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc25_reward, arc_reward
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool
@@ -217,6 +217,27 @@ class ArcVerification:
         )
 
 
+def _arc25_reward(task: ArcTask, train: Sequence[GridJudgement], test: Sequence[GridJudgement]) -> float:
+    """arc25's reward from the judgements (``rewards.arc25_reward``), its similarity computed here."""
+    judged = (*train, *test)
+    if not all(j.valid for j in judged):
+        return arc25_reward(False, [], [], None, None, len(test))
+    similarity = [
+        overlap_similarity(j.output, pair.output)
+        for j, pair in zip(judged, (*task.train, *task.test), strict=True)
+        if j.output is not None and pair.output is not None
+    ]
+    known = all(pair.output is not None for pair in task.test)
+    return arc25_reward(
+        True,
+        [bool(j.correct) for j in train],
+        similarity[: len(train)],
+        [bool(j.correct) for j in test] if known else None,
+        similarity[len(train) :] if known else None,
+        len(test),
+    )
+
+
 class ArcVerifier:
     """Judges ARC completions in the sandboxed engine.
 
@@ -265,7 +286,9 @@ class ArcVerifier:
         train = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[:n_train], task.train, strict=True))
         test = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[n_train:], task.test, strict=True))
         reward = None
-        if not run.infra_fault:
+        if not run.infra_fault and self.config.reward.mode == "arc25":
+            reward = _arc25_reward(task, train, test)
+        elif not run.infra_fault:
             reward = arc_reward(
                 run.compiled,
                 [j.valid for j in train],
@@ -291,7 +314,9 @@ class ArcVerifier:
         missing = GridRun(None, Verdict.NOT_RUN, "no code")
         train = tuple(judge_grid(missing, p.output) for p in task.train)
         test = tuple(judge_grid(missing, p.output) for p in task.test)
-        reward = arc_reward(False, [], [], [], self.config.reward)
+        reward = (
+            0.0 if self.config.reward.mode == "arc25" else arc_reward(False, [], [], [], self.config.reward)
+        )
         return ArcVerification(task.id, False, None, False, reason, train, test, reward)
 
     def close(self) -> None:

@@ -154,3 +154,16 @@ def test_helper_folders_need_a_module(tmp_path) -> None:
     with pytest.raises(FileNotFoundError, match="no .py module"):
         load_helper(tmp_path)
     assert set(load_helper(None)) == {"common"}
+
+
+def test_the_trl_reward_takes_a_helper_folder(verifier, arc1, tmp_path) -> None:
+    from nemo_code_rl.arc.dataset import ArcDatum
+    from nemo_code_rl.integrations.trl import ArcProgramReward, arc_trl_rows
+
+    (tmp_path / "turns.py").write_text("def rot180(g):\n    return [row[::-1] for row in g[::-1]]\n")
+    row = arc_trl_rows([ArcDatum(arc1[ROT180])])[0]
+    code = completion("from turns import rot180\ndef transform(grid):\n    return rot180(grid)")
+    with ArcProgramReward({"execution": {"helper": str(tmp_path)}}, pool=verifier.pool) as reward:
+        rewards = reward([code], **{key: [value] for key, value in row.items()})
+
+    assert rewards == [10.0]
