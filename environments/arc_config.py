@@ -12,8 +12,11 @@ Keys (defaults in brackets):
     feedback_template [``DEFAULT_ARC_FEEDBACK_TEMPLATE``]: the feedback turn's text; ``{feedback}``
         is replaced by the report.
     extraction [fenced]: ``mode``, ``pattern``, ``strip_think`` (``nemo_code_rl.extraction``).
-    execution: ``function_name`` ["transform"], ``input_type`` ["list"; or "numpy"], ``preamble``
-        [""], ``helper`` [None; a .py file or package folder importable in the sandbox],
+    execution: ``function_name`` ["transform"], ``input_type`` ["auto": BARC's ``[x, y]`` numpy
+        arrays for programs importing ``common``, lists of rows otherwise; or "list", "numpy",
+        "barc"], ``preamble`` [""], ``helper`` [None: our BARC-compatible ``common``; or a .py
+        file, a package folder or a folder of modules importable in the sandbox; a missing path
+        is a config error],
         ``timeout_s`` [2.0 per grid], ``limits`` (``memory_bytes``, ``output_bytes``,
         ``file_bytes``, ``processes``, ``cpu_s``).
     reward: ``mode`` ["shaped"; or "binary"], ``no_code`` [-1], ``no_valid_output`` [0],

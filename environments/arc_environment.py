@@ -35,6 +35,7 @@ from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier
 from nemo_code_rl.environments.arc_config import ArcEnvConfig
 from nemo_code_rl.environments.metrics import SampleOutcome
 from nemo_code_rl.environments.verifying_environment import Judgement, Sample, VerifyingEnvironment
+from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.processors.arc_processors import task_from_env_info
 
 ARC_METRIC_PREFIX = "arc/"
@@ -81,7 +82,7 @@ class ArcProgramEnvironment(
         terminated = (
             verification.train_passed or verification.infra_fault or turn >= self.config.max_rollout_turns
         )
-        kinds = Counter(j.kind for j in verification.train)
+        verdicts = Counter(j.verdict.value for j in verification.train)
         outcome = SampleOutcome(
             problem_id=verification.task_id,
             turn=turn,
@@ -90,10 +91,10 @@ class ArcProgramEnvironment(
             passed=None if verification.infra_fault else verification.train_passed,
             fraction_passed=verification.train_accuracy,
             ran_without_error=verification.valid_outputs,
-            verdicts=dict(kinds),
+            verdicts=dict(verdicts),
             infra_fault=verification.infra_fault,
             execution_s=verification.execution_s,
-            timeout_lost_s=min(verification.execution_s, kinds["timeout"] * execution.timeout_s),
+            timeout_lost_s=min(verification.execution_s, verdicts[Verdict.TIMEOUT] * execution.timeout_s),
             reward=reward,
         )
         assert sample.subject is not None

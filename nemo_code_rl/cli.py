@@ -90,6 +90,11 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         action="store_true",
         help="exit with status 1 when anything was not judged (unknown ids, bad rows, infrastructure faults)",
     )
+    parser.add_argument(
+        "--helper",
+        help="ARC: the helper library programs import, a .py file, a package folder or a folder of modules "
+        "(default: our BARC-compatible `common`)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     parser.set_defaults(handler=_score)
 
@@ -119,6 +124,7 @@ def _score(args: argparse.Namespace) -> int:
             memory_mb=args.memory_mb,
             quiet=args.quiet,
             strict=args.strict,
+            helper=args.helper,
         )
         if handled is not None:
             return handled

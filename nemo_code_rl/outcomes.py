@@ -29,9 +29,13 @@ class Verdict(StrEnum):
     SANDBOX_VIOLATION = "sandbox_violation"
     WORKER_LOST = "worker_lost"
     NOT_RUN = "not_run"
+    # What a harness reads in a program's failure: an import of a module the sandbox lacks.
+    MISSING_MODULE = "missing_module"
     # What a judge adds for a test.
     PASSED = "passed"
     WRONG_ANSWER = "wrong_answer"
+    INVALID_OUTPUT = "invalid_output"  # the program's answer is not of the required kind (an ARC grid)
+    UNJUDGED = "unjudged"  # an answer was produced, but the expected one is unknown
     # What a test gets when its row could not be judged at all.
     UNKNOWN_PROBLEM = "unknown_problem"
     BAD_INPUT = "bad_input"

@@ -1,9 +1,14 @@
-"""Training curves of a GRPO run, read from its logs, with the steps where collapse sets in marked.
+"""Training curves of GRPO runs, read from their logs, with the steps where collapse or a stall sets in.
 
 A collapsing code policy shows it in its responses before the reward curve says much: more of
 them hit the generation limit or leave a code fence open, and they fill up with one repeated
-phrase. This module draws reward, pass rate, response length and those indicators, and puts a
-vertical line where an indicator rises and stays up, so a long run can be checked at a glance.
+phrase. A stalled one shows it in its groups: when every sample of a group gets the same reward,
+the group's advantages are all zero and it teaches nothing. This module draws the standard GRPO
+curves (reward; pass rate where it differs from the reward; response length; truncation and
+repetition; entropy; KL; loss; gradient norm; the fraction of zero-advantage groups; the
+verification rates), smoothed with the raw trace faint, held-out (validation/eval) series as
+points, several runs overlaid, and a vertical line where a collapse indicator rises and stays
+up (black, dashed) or where most groups stop giving a gradient (red, dotted).
 
 Where the numbers come from (a tag matches a pattern when it equals it or ends with ``/`` plus
 it, so the environment's metrics are found under whatever prefix the trainer logs them):
@@ -20,16 +25,22 @@ it, so the environment's metrics are found under whatever prefix the trainer log
   environment writes them to its ``metrics_jsonl`` (``environments/metrics_log.py``), one row
   per environment step; validation batches, feedback turns and asynchronous rollouts' per-sample
   calls are steps too, so that axis runs ahead of the trainer's;
+- TRL's ``GRPOTrainer`` logs (its ``log_history``, or a JSONL of it): ``reward``,
+  ``completions/mean_length``, ``completions/clipped_ratio``, ``entropy``, ``kl``, ``loss``,
+  ``grad_norm``, ``frac_reward_zero_std``; NeMo RL's training step adds ``train/loss``,
+  ``train/grad_norm``, ``train/approx_entropy`` and ``train/kl_penalty`` where its loss reports them;
 - metrics JSONL files: one object per line with a ``step`` (or ``global_step``, ``_step``,
   ``total_steps``) and scalar metrics, flat (``"train/reward"``) or nested (``{"train":
   {"reward": ...}}``, read as ``train/reward``). They are read beside the event files, so the
   environment's file in the log folder adds its series to the trainer's (where both log a tag,
-  the event files' values are kept).
+  the event files' values are kept). The last line of a file may be cut short (a run still
+  writing, or one that crashed mid-line): it is skipped with a warning.
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import math
 import re
 from collections import defaultdict
@@ -44,6 +55,8 @@ from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 
+logger = logging.getLogger(__name__)
+
 # Tag -> (step, value) points, sorted by step, one value per step (the last one logged).
 Scalars = dict[str, list[tuple[int, float]]]
 
@@ -53,8 +66,17 @@ STEP_KEYS = ("step", "global_step", "_step", "total_steps")
 SAMPLE_DUMP = re.compile(r".*_data_step\d+\.jsonl$")
 PLOTS_DIRNAME = "plots"
 OVERVIEW_NAME = "overview"
-# Black: the default colour cycle, used by the curves, has no black.
+# Black and red: a line that marks a step is told apart from the curves by colour and style.
 COLLAPSE_COLOR = "black"
+STALL_COLOR = "tab:red"
+# Held-out series (drawn as points, never smoothed) are logged under these prefixes.
+HELD_OUT = re.compile(r"^(validation|val|eval|test)[/_]")
+# Smoothing: an exponential moving average (TensorBoard's, bias-corrected) over series longer than
+# SMOOTH_MIN_POINTS, the raw trace drawn faint behind it.
+SMOOTHING = 0.6
+SMOOTH_MIN_POINTS = 15
+RAW_ALPHA = 0.25
+LINESTYLES = ("-", "--", ":", "-.")
 
 
 @dataclass(frozen=True)
@@ -85,7 +107,7 @@ PANELS = (
         "reward",
         "Reward",
         (
-            TagGroup("mean reward", ("train/reward", "validation/accuracy")),
+            TagGroup("mean reward", ("train/reward", "validation/accuracy", "reward", "eval_reward")),
             TagGroup("mean reward", ("mean_reward",)),
         ),
     ),
@@ -105,6 +127,8 @@ PANELS = (
                     "train/mean_gen_tokens_per_sample",
                     "train/max_gen_tokens_per_sample",
                     "validation/avg_length",
+                    "completions/mean_length",
+                    "completions/max_length",
                 ),
             ),
             TagGroup("characters per response", ("response_chars_mean", "response_chars_max")),
@@ -116,7 +140,13 @@ PANELS = (
         (
             TagGroup(
                 "fraction of responses",
-                ("truncation_rate", "unclosed_fence_rate", "repetition_rate", "max_ngram_coverage_mean"),
+                (
+                    "truncation_rate",
+                    "clipped_ratio",
+                    "unclosed_fence_rate",
+                    "repetition_rate",
+                    "max_ngram_coverage_mean",
+                ),
             ),
         ),
         unit_interval=True,
@@ -137,7 +167,24 @@ PANELS = (
         ),
         unit_interval=True,
     ),
+    Panel("entropy", "Entropy", (TagGroup("nats per token", ("entropy", "approx_entropy")),)),
+    Panel("kl", "KL to the reference", (TagGroup("KL", ("kl", "kl_penalty", "approx_kl")),)),
+    Panel("loss", "Loss", (TagGroup("loss", ("loss",)),)),
+    Panel("grad_norm", "Gradient norm", (TagGroup("gradient norm", ("grad_norm",)),)),
+    Panel(
+        "zero_advantage",
+        "Groups without a gradient",
+        (
+            TagGroup(
+                "fraction of groups with one reward", ("frac_reward_zero_std", "uniform_reward_group_rate")
+            ),
+        ),
+        unit_interval=True,
+    ),
 )
+# Pass rate is drawn only where it differs from the reward (under a binary reward it is the same curve).
+PASS_RATE_PANEL = "pass_rate"
+REWARD_PANEL = "reward"
 
 
 @dataclass(frozen=True)
@@ -152,24 +199,37 @@ class Indicator:
 # tens of points, so a sustained rise of 0.1-0.15 is well clear of batch-to-batch noise.
 INDICATORS = (
     Indicator("truncation_rate", 0.15),
+    Indicator("clipped_ratio", 0.15),
     Indicator("unclosed_fence_rate", 0.15),
     Indicator("repetition_rate", 0.15),
     Indicator("max_ngram_coverage_mean", 0.1),
 )
 # A rise must hold for this many logged points: one bad batch is not a collapse.
 SUSTAIN_POINTS = 3
+# A stall: at least this fraction of groups gave all their samples one reward (no advantage, no
+# gradient), for SUSTAIN_POINTS points in a row.
+STALL_PATTERNS = ("frac_reward_zero_std", "uniform_reward_group_rate")
+STALL_LEVEL = 0.8
 
 
 @dataclass(frozen=True)
 class CollapseSignal:
-    """An indicator that rose and stayed up: from ``step`` on, above ``baseline`` + its rise."""
+    """A marked step. ``collapse``: an indicator that rose and stayed up, from ``step`` on above
+    ``baseline`` + its rise. ``stall``: from ``step`` on, at least ``baseline`` (``STALL_LEVEL``)
+    of the groups had no gradient."""
 
     tag: str
     step: int
     baseline: float
     value: float
+    kind: str = "collapse"
 
     def describe(self) -> str:
+        if self.kind == "stall":
+            return (
+                f"{self.tag} stays at {self.baseline:.0%} or more from step {self.step} ({self.value:.3g}): "
+                "most groups give no gradient"
+            )
         return f"{self.tag} rises at step {self.step}: {self.value:.3g} (early level {self.baseline:.3g})"
 
 
@@ -187,6 +247,28 @@ def plot_run(run_dir: str | Path, out_dir: str | Path | None = None) -> list[Pat
     scalars = load_scalars(run_dir)
     out = out_dir if out_dir is not None else default_out_dir(run_dir)
     return write_plots(scalars, detect_collapse(scalars), out, Path(run_dir).resolve().name)
+
+
+def plot_runs(run_dirs: Sequence[str | Path], out_dir: str | Path) -> list[Path]:
+    """Write the curves of several runs overlaid (one colour per run) into ``out_dir``.
+
+    Runs are labelled by their folder names (made unique with their parents where they clash).
+    """
+    runs = {label: load_scalars(path) for label, path in zip(run_labels(run_dirs), run_dirs, strict=True)}
+    return write_run_plots(
+        runs, {label: detect_collapse(scalars) for label, scalars in runs.items()}, out_dir
+    )
+
+
+def run_labels(run_dirs: Sequence[str | Path]) -> list[str]:
+    """Short distinct names for runs: the folder name, with parents added while two clash."""
+    paths = [Path(p).resolve() for p in run_dirs]
+    depth = 1
+    while True:
+        labels = ["/".join(p.parts[-depth:]) for p in paths]
+        if len(set(labels)) == len(labels) or depth >= max(len(p.parts) for p in paths):
+            return labels
+        depth += 1
 
 
 def default_out_dir(run_path: str | Path) -> Path:
@@ -243,7 +325,28 @@ def detect_collapse(scalars: Scalars) -> list[CollapseSignal]:
             signal = find_rise(tag, scalars[tag], indicator.rise)
             if signal is not None:
                 signals.append(signal)
+    for pattern in STALL_PATTERNS:
+        for tag in matching_tags(scalars, pattern):
+            signal = find_stall(tag, scalars[tag])
+            if signal is not None:
+                signals.append(signal)
     return sorted(signals, key=lambda signal: (signal.step, signal.tag))
+
+
+def find_stall(
+    tag: str, points: Sequence[tuple[int, float]], level: float = STALL_LEVEL, sustain: int = SUSTAIN_POINTS
+) -> CollapseSignal | None:
+    """The first step from which ``sustain`` points in a row are at ``level`` or above (a fraction
+    of groups without a gradient), or ``None``.
+
+    >>> find_stall("frac_reward_zero_std", [(1, 0.1), (2, 0.9), (3, 0.85), (4, 1.0), (5, 0.2)]).step
+    2
+    """
+    for index in range(len(points) - sustain + 1):
+        if all(value >= level for _, value in points[index : index + sustain]):
+            step, value = points[index]
+            return CollapseSignal(tag=tag, step=step, baseline=level, value=value, kind="stall")
+    return None
 
 
 def find_rise(
@@ -268,7 +371,7 @@ def find_rise(
 
 
 def missing_panels(scalars: Scalars) -> list[Panel]:
-    """Panels none of whose tags are in the logs."""
+    """Panels none of whose tags are in the logs (pass rate too where it only repeats the reward)."""
     return [panel for panel in PANELS if _chosen_tags(panel, scalars) is None]
 
 
@@ -276,69 +379,128 @@ def write_plots(
     scalars: Scalars, signals: Sequence[CollapseSignal], out_dir: str | Path, title: str = ""
 ) -> list[Path]:
     """Draw each panel that has data into ``<name>.png``, and all of them into ``overview.png``."""
-    drawn = [(panel, chosen) for panel in PANELS if (chosen := _chosen_tags(panel, scalars)) is not None]
+    return write_run_plots({title: scalars}, {title: list(signals)}, out_dir, title)
+
+
+def write_run_plots(
+    runs: Mapping[str, Scalars],
+    signals: Mapping[str, Sequence[CollapseSignal]],
+    out_dir: str | Path,
+    title: str = "",
+) -> list[Path]:
+    """``write_plots`` for one or several runs (label -> scalars), overlaid on the same axes."""
+    drawn = []
+    for panel in PANELS:
+        chosen = {label: found for label, scalars in runs.items() if (found := _chosen_tags(panel, scalars))}
+        if chosen:
+            group = next(iter(chosen.values()))[0]
+            drawn.append((panel, group, {label: tags for label, (_, tags) in chosen.items()}))
     if not drawn:
         wanted = ", ".join(pattern for panel in PANELS for pattern in panel.patterns)
         raise ValueError(f"none of the plotted metrics is in the logs (looked for tags matching {wanted})")
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     paths = []
-    for panel, (group, tags) in drawn:
+    for panel, group, tags in drawn:
         figure = Figure(figsize=(8, 4.5), layout="constrained")
-        _draw_panel(figure.add_subplot(), panel, group, tags, scalars, signals)
+        _draw_panel(figure.add_subplot(), panel, group, tags, runs, signals)
         paths.append(_save(figure, out / f"{panel.name}.png"))
     columns = 2 if len(drawn) > 1 else 1
     rows = math.ceil(len(drawn) / columns)
     overview = Figure(figsize=(8 * columns, 4.5 * rows), layout="constrained")
-    if title:
-        overview.suptitle(title)
-    for index, (panel, (group, tags)) in enumerate(drawn, start=1):
-        _draw_panel(overview.add_subplot(rows, columns, index), panel, group, tags, scalars, signals)
+    if title or len(runs) > 1:
+        overview.suptitle(title or " vs ".join(runs))
+    for index, (panel, group, tags) in enumerate(drawn, start=1):
+        _draw_panel(overview.add_subplot(rows, columns, index), panel, group, tags, runs, signals)
     paths.append(_save(overview, out / f"{OVERVIEW_NAME}.png"))
     return paths
+
+
+def smooth(values: Sequence[float], weight: float = SMOOTHING) -> list[float]:
+    """TensorBoard's smoothing: an exponential moving average, corrected for its start at zero.
+
+    >>> [round(v, 3) for v in smooth([1.0, 1.0, 0.0])]
+    [1.0, 1.0, 0.49]
+    """
+    average, out = 0.0, []
+    for count, value in enumerate(values, start=1):
+        average = average * weight + (1 - weight) * value
+        out.append(average / (1 - weight**count))
+    return out
 
 
 def _chosen_tags(panel: Panel, scalars: Scalars) -> tuple[TagGroup, list[str]] | None:
     for group in panel.groups:
         tags = [tag for pattern in group.patterns for tag in matching_tags(scalars, pattern)]
+        if panel.name == PASS_RATE_PANEL:
+            tags = [tag for tag in tags if not _repeats_reward(tag, scalars)]
         if tags:
             return group, list(dict.fromkeys(tags))
     return None
+
+
+def _repeats_reward(tag: str, scalars: Scalars) -> bool:
+    """Whether a pass-rate series is point for point one of the reward series (a binary reward)."""
+    reward = next(panel for panel in PANELS if panel.name == REWARD_PANEL)
+    rewards = [t for pattern in reward.patterns for t in matching_tags(scalars, pattern)]
+    return any(
+        len(scalars[t]) == len(scalars[tag])
+        and all(
+            s1 == s2 and abs(v1 - v2) < 1e-9
+            for (s1, v1), (s2, v2) in zip(scalars[t], scalars[tag], strict=True)
+        )
+        for t in rewards
+    )
 
 
 def _draw_panel(
     axes: Axes,
     panel: Panel,
     group: TagGroup,
-    tags: Sequence[str],
-    scalars: Scalars,
-    signals: Sequence[CollapseSignal],
+    tags: Mapping[str, Sequence[str]],
+    runs: Mapping[str, Scalars],
+    signals: Mapping[str, Sequence[CollapseSignal]],
 ) -> None:
-    for tag in tags:
-        steps, values = zip(*scalars[tag], strict=True)
-        axes.plot(
-            steps, values, label=tag, linewidth=1.4, marker="o" if len(steps) <= 30 else None, markersize=3
-        )
-    by_step: dict[int, list[str]] = defaultdict(list)
-    for signal in signals:
-        by_step[signal.step].append(signal.tag.rsplit("/", 1)[-1])
-    for index, (step, names) in enumerate(sorted(by_step.items())):
+    several = len(runs) > 1
+    colors = iter(f"C{index % 10}" for index in range(1000))
+    run_colors = {label: f"C{index % 10}" for index, label in enumerate(runs)}
+    for label, run_tags in tags.items():
+        for tag_index, tag in enumerate(run_tags):
+            color = run_colors[label] if several else next(colors)
+            name = f"{label}: {tag}" if several else tag
+            _draw_series(axes, runs[label][tag], tag, name, color, LINESTYLES[tag_index % len(LINESTYLES)])
+    marks: dict[tuple[int, str], dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for label in runs:
+        for signal in signals.get(label, ()):
+            marks[(signal.step, signal.kind)][label].append(signal.tag.rsplit("/", 1)[-1])
+    labelled: set[str] = set()
+    for index, ((step, kind), by_run) in enumerate(sorted(marks.items())):
+        color = STALL_COLOR if kind == "stall" else COLLAPSE_COLOR
+        legend = "most groups give no gradient" if kind == "stall" else "collapse indicators rise"
         axes.axvline(
             step,
-            color=COLLAPSE_COLOR,
-            linestyle="--",
+            color=color,
+            linestyle=":" if kind == "stall" else "--",
             linewidth=1.3,
-            label="collapse indicators rise" if index == 0 else None,
+            label=legend if legend not in labelled else None,
         )
+        labelled.add(legend)
+        names = [name for found in by_run.values() for name in found]
+        if kind == "stall":
+            text = f"no gradient in {STALL_LEVEL:.0%}+ of groups"
+        else:
+            text = names[0] if len(names) == 1 else f"{len(names)} indicators"
+        if several:
+            text += f" ({', '.join(by_run)})"
         axes.annotate(
-            f"step {step}: {names[0]}" if len(names) == 1 else f"step {step}: {len(names)} indicators",
+            f"step {step}: {text}",
             xy=(step, 1.0),
             xycoords=("data", "axes fraction"),
             xytext=(4, -4 - 12 * index),
             textcoords="offset points",
             va="top",
             fontsize=8,
-            color=COLLAPSE_COLOR,
+            color=color,
             bbox={"facecolor": "white", "edgecolor": "none", "alpha": 0.85, "pad": 1},
         )
     if panel.unit_interval:
@@ -348,6 +510,31 @@ def _draw_panel(
     axes.set_ylabel(group.ylabel)
     axes.grid(True, alpha=0.3)
     axes.legend(fontsize=8, loc="best")
+
+
+def _draw_series(
+    axes: Axes, points: Sequence[tuple[int, float]], tag: str, name: str, color: str, linestyle: str
+) -> None:
+    """Held-out series as points joined thinly; long training series smoothed, the raw trace faint."""
+    steps, values = zip(*points, strict=True)
+    if HELD_OUT.match(tag):
+        axes.plot(
+            steps, values, label=f"{name} (held-out)", color=color, linestyle=":", marker="o", markersize=4
+        )
+    elif len(values) > SMOOTH_MIN_POINTS:
+        axes.plot(steps, values, color=color, linestyle=linestyle, linewidth=0.8, alpha=RAW_ALPHA)
+        axes.plot(steps, smooth(values), label=name, color=color, linestyle=linestyle, linewidth=1.6)
+    else:
+        axes.plot(
+            steps,
+            values,
+            label=name,
+            color=color,
+            linestyle=linestyle,
+            linewidth=1.4,
+            marker="o",
+            markersize=3,
+        )
 
 
 def _save(figure: Figure, path: Path) -> Path:
@@ -410,23 +597,28 @@ def _read_jsonl_files(files: Sequence[Path]) -> Scalars:
     points: dict[str, dict[int, float]] = defaultdict(dict)
     for file in files:
         with open(file, encoding="utf-8") as handle:
-            first = True
-            for number, line in enumerate(handle, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                except json.JSONDecodeError as error:
-                    raise ValueError(f"{file}:{number}: not JSON ({error})") from error
-                step = _step_of(row)
-                if step is None and first:
+            lines = handle.read().splitlines()
+        last = max((number for number, line in enumerate(lines, start=1) if line.strip()), default=0)
+        first = True
+        for number, line in enumerate(lines, start=1):
+            if not line.strip():
+                continue
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError as error:
+                if number == last:  # a run still writing, or one that died mid-line
+                    logger.warning("%s:%d: skipping the last line, cut short (%s)", file, number, error)
                     break
-                if step is None:
-                    raise ValueError(f"{file}:{number}: no step key ({', '.join(STEP_KEYS)})")
-                first = False
-                for tag, value in _flatten(row):
-                    if tag not in STEP_KEYS:
-                        _append(points[tag], step, value)
+                raise ValueError(f"{file}:{number}: not JSON ({error})") from error
+            step = _step_of(row)
+            if step is None and first:
+                break
+            if step is None:
+                raise ValueError(f"{file}:{number}: no step key ({', '.join(STEP_KEYS)})")
+            first = False
+            for tag, value in _flatten(row):
+                if tag not in STEP_KEYS:
+                    _append(points[tag], step, value)
     return _finish(points)
 
 

@@ -22,7 +22,13 @@ from tensorboard.summary import Writer  # noqa: E402
 
 from nemo_code_rl import plotting_cli  # noqa: E402
 from nemo_code_rl.environments.metrics_log import MetricsLog  # noqa: E402
-from nemo_code_rl.plotting import detect_collapse, find_rise, load_scalars, plot_run  # noqa: E402
+from nemo_code_rl.plotting import (  # noqa: E402
+    detect_collapse,
+    find_rise,
+    load_scalars,
+    plot_run,
+    plot_runs,
+)
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 STEPS = 80
@@ -201,7 +207,7 @@ def test_missing_panels_are_left_out_and_reported(tmp_path, capsys):
 
     assert sorted(path.name for path in (tmp_path / "png").iterdir()) == ["overview.png", "reward.png"]
     out = capsys.readouterr().out
-    assert "not in the logs: pass rate (no tag matching pass_rate" in out
+    assert "not drawn: pass rate (no tag matching pass_rate" in out
     assert "collapse indicators: none rose" in out
 
 
@@ -224,7 +230,7 @@ def test_no_logs_is_a_clear_error(tmp_path):
         plot_run(tmp_path / "empty")
     with pytest.raises(FileNotFoundError, match="does not exist"):
         plot_run(tmp_path / "absent")
-    write_with_tensorboard(tmp_path / "other", {"train/loss": [(1, 0.5), (2, 0.4)]})
+    write_with_tensorboard(tmp_path / "other", {"train/tokens_per_second": [(1, 50.0), (2, 40.0)]})
     with pytest.raises(ValueError, match="none of the plotted metrics is in the logs"):
         plot_run(tmp_path / "other")
 
@@ -234,6 +240,64 @@ def test_several_runs_are_refused(tmp_path):
         write_with_tensorboard(tmp_path / "logs" / name / "tensorboard", {"train/reward": [(1, 0.5)]})
     with pytest.raises(ValueError, match=r"several runs \(exp_001/tensorboard, exp_002/tensorboard\)"):
         plot_run(tmp_path / "logs")
+
+
+TRL_RUN = Path(__file__).parents[1] / "benchmarks" / "results" / "trl_grpo_h200" / "metrics.jsonl"
+
+
+def test_trl_logs_give_the_standard_grpo_curves_and_the_stall_is_flagged(tmp_path):
+    """The committed TRL run (binary reward): after step ~30 most groups give every sample one reward."""
+    paths = plot_run(TRL_RUN, tmp_path)
+
+    names = [path.name for path in paths]
+    assert names == [
+        "reward.png",
+        "response_length.png",
+        "truncation.png",
+        "verification.png",
+        "entropy.png",
+        "loss.png",
+        "grad_norm.png",
+        "zero_advantage.png",
+        "overview.png",
+    ]  # no pass_rate.png: under a binary reward it is the reward's own curve
+    assert_valid_pngs(paths, names)
+    stalls = [s for s in detect_collapse(load_scalars(TRL_RUN)) if s.kind == "stall"]
+    assert {s.tag for s in stalls} == {"frac_reward_zero_std", "unit_tests/uniform_reward_group_rate"}
+    assert all(s.step == 31 for s in stalls)
+
+
+def test_a_cut_short_last_line_is_skipped_but_a_broken_middle_line_is_an_error(tmp_path, caplog):
+    rows = [json.dumps({"step": step, "reward": step / 10}) for step in range(1, 6)]
+    running = tmp_path / "running" / "metrics.jsonl"
+    running.parent.mkdir()
+    running.write_text("\n".join(rows) + '\n{"step": 6, "rew')
+    broken = tmp_path / "broken" / "metrics.jsonl"
+    broken.parent.mkdir()
+    broken.write_text("\n".join([rows[0], '{"step": 2, "rew', *rows[2:]]) + "\n")
+
+    assert load_scalars(running)["reward"] == [(step, step / 10) for step in range(1, 6)]
+    assert "skipping the last line" in caplog.text
+    with pytest.raises(ValueError, match="metrics.jsonl:2: not JSON"):
+        load_scalars(broken)
+
+
+def test_several_runs_overlay_and_the_command_needs_an_output_folder(tmp_path, capsys):
+    for name, scale in (("exp_a", 1.0), ("exp_b", 0.5)):
+        rows = [
+            {"step": s, "reward": scale * s / 40, "validation/accuracy": scale * s / 50} for s in range(1, 41)
+        ]
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "metrics.jsonl").write_text("".join(json.dumps(row) + "\n" for row in rows))
+
+    paths = plot_runs([tmp_path / "exp_a", tmp_path / "exp_b"], tmp_path / "both")
+
+    assert_valid_pngs(paths, ["reward.png", "overview.png"])
+    with pytest.raises(SystemExit, match="give -o OUT_DIR"):
+        run_cli("plot", str(tmp_path / "exp_a"), str(tmp_path / "exp_b"))
+    assert run_cli("plot", str(tmp_path / "exp_a"), str(tmp_path / "exp_b"), "-o", str(tmp_path / "cli")) == 0
+    assert "exp_b: collapse indicators: none rose" in capsys.readouterr().out
 
 
 def run_cli(*argv: str) -> int:

@@ -21,6 +21,7 @@ Dataset section keys (defaults in brackets), beside NeMo RL's routing keys (``da
 from __future__ import annotations
 
 import json
+import logging
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
@@ -41,6 +42,9 @@ DEFAULT_TASK_NAME = "arc_programs"
 # other dataset keys (``data_path``, ``split``, ...) choose data an ARC entry does not read, so they
 # are unknown keys: a ``data_path`` silently ignored would train on the default source instead.
 NEMO_RL_ROUTING_KEYS = ("dataset_name", "processor", "env_name", "prompt_file", "system_prompt_file")
+
+
+logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -88,7 +92,17 @@ def build_dataset_rows(config: ArcDatasetConfig, tokenizer: Any = None) -> list[
         raise ConfigError("max_prompt_tokens needs the policy's tokenizer to count prompt tokens")
     tasks = load_arc_tasks(config.source)
     if config.max_prompt_tokens is not None:
-        tasks, _ = filter_by_prompt_tokens(tasks, config.prompt, tokenizer, config.max_prompt_tokens)
+        total = len(tasks)
+        tasks, dropped = filter_by_prompt_tokens(tasks, config.prompt, tokenizer, config.max_prompt_tokens)
+        if dropped:
+            logger.warning(
+                "%d of the %d tasks of %s have prompts of %d tokens or more and are left out: %s",
+                len(dropped),
+                total,
+                config.source,
+                config.max_prompt_tokens,
+                ", ".join(dropped),
+            )
     data = [ArcDatum(task, config.prompt) for task in tasks]
     rng = random.Random(config.seed)
     for _ in range(config.augmentations):

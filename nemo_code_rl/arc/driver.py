@@ -6,12 +6,19 @@ after the configured preamble and with the helper library importable; its functi
 on each grid in turn, each call under its own wall-clock alarm, and each return value is turned
 into a plain grid by ``as_grid`` before it leaves the sandbox.
 
+Grids reach the function as a list of rows (``list``), a numpy array of rows (``numpy``), or in
+BARC's convention (``barc``): a numpy array indexed ``[x, y]``, i.e. the transpose, whose result
+is transposed back. ``auto`` is ``barc`` for a program that imported the ``common`` helper
+library (BARC's programs all do) and ``list`` otherwise.
+
 Every record is written the moment it is known, as a line ``RESULT_MARKER + JSON`` on a
 descriptor the candidate's prints do not reach (they go to stderr), so the grids done before a
 crash, an ``os._exit`` or the program's overall time limit still count. Records: first one of
 ``{"syntax_error": msg}``, ``{"load_error": msg}``, ``{"loaded": true}``; then, per grid,
-``{"index": i, "output": grid}`` or ``{"index": i, "kind": "timeout"|"exception"|"invalid",
-"error": msg}``.
+``{"index": i, "output": grid}`` or ``{"index": i, "verdict": v, "error": msg}``. A load error
+and a grid without output carry a verdict of ``nemo_code_rl.outcomes.Verdict`` (spelt here as its
+value: this file imports nothing of ours): ``timeout``, ``missing_module``, ``runtime_error``, or
+``invalid_output`` for a value that is not a grid.
 """
 
 import importlib.abc
@@ -80,24 +87,26 @@ def run_arc(candidate_source, function_name, input_type, preamble, helpers, grid
     try:
         within_time_limit(lambda: _load(preamble, code, namespace))
     except BaseException as error:
-        report({"load_error": _describe(error)})
+        report({"load_error": _describe(error), "verdict": _verdict(error)})
         return
     function = namespace.get(function_name)
     if not callable(function):
-        report({"load_error": f"the program defines no function {function_name!r}"})
+        missing = f"the program defines no function {function_name!r}"
+        report({"load_error": missing, "verdict": "runtime_error"})
         return
     report({"loaded": True})
+    if input_type == "auto":
+        input_type = "barc" if "common" in sys.modules else "list"
     for index, grid in enumerate(grids):
         argument = _argument(grid, input_type)
         try:
-            output = within_time_limit(lambda: as_grid(function(argument)))  # noqa: F821, B023
+            output = within_time_limit(lambda: _output(function(argument), input_type))  # noqa: B023
             record = {"index": index, "output": output}
-        except GridTimeout as error:
-            record = {"index": index, "kind": "timeout", "error": str(error)}
         except InvalidGrid as error:  # noqa: F821
-            record = {"index": index, "kind": "invalid", "error": f"invalid output grid: {error}"}
+            record = {"index": index, "verdict": "invalid_output", "error": f"invalid output grid: {error}"}
         except BaseException as error:
-            record = {"index": index, "kind": "exception", "error": _describe(error)}
+            message = str(error) if isinstance(error, GridTimeout) else _describe(error)
+            record = {"index": index, "verdict": _verdict(error), "error": message}
         report(record)
 
 
@@ -108,11 +117,26 @@ def _load(preamble, code, namespace):
 
 def _argument(grid, input_type):
     """A fresh copy of the grid for each call, so one call cannot change the next one's input."""
-    if input_type == "numpy":
+    if input_type in ("numpy", "barc"):
         import numpy
 
-        return numpy.array(grid, dtype=int)
+        array = numpy.array(grid, dtype=int)
+        return numpy.ascontiguousarray(array.T) if input_type == "barc" else array
     return [list(row) for row in grid]
+
+
+def _output(value, input_type):
+    """The function's result as a plain grid of rows (transposed back from BARC's ``[x, y]``)."""
+    grid = as_grid(value)  # noqa: F821
+    return [list(row) for row in zip(*grid, strict=True)] if input_type == "barc" else grid
+
+
+def _verdict(error):
+    if isinstance(error, GridTimeout):
+        return "timeout"
+    if isinstance(error, ModuleNotFoundError):
+        return "missing_module"
+    return "runtime_error"
 
 
 def _describe(error):

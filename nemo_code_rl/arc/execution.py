@@ -21,9 +21,18 @@ from nemo_code_rl.arc.grid_check import InvalidGrid, as_grid
 from nemo_code_rl.arc.grids import Grid
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionResult, Limits, Program, Verdict
 
-InputType = Literal["list", "numpy"]
+InputType = Literal["auto", "list", "numpy", "barc"]
+INPUT_TYPES = ("auto", "list", "numpy", "barc")
+# What ARC sandbox workers import once, so programs get them for free: BARC's helpers need scipy.
+ARC_PRELOAD = (*DEFAULT_PRELOAD, "scipy.ndimage")
+# The helper library every ARC program can import as ``common`` unless another one is configured.
+DEFAULT_HELPER_MODULE = "common"
+# Verdicts the driver may report for a grid without output, or for a program that failed to load.
+_DRIVER_VERDICTS = frozenset(
+    {Verdict.TIMEOUT, Verdict.MISSING_MODULE, Verdict.RUNTIME_ERROR, Verdict.INVALID_OUTPUT}
+)
 # Seconds a run gets beyond its grids' time limits: interpreter work, imports, the helper library.
 STARTUP_ALLOWANCE_S = 2.0
 _HERE = Path(__file__).parent
@@ -38,19 +47,22 @@ class ArcExecutionConfig:
 
     Args:
         function_name: the function applied to each grid (``transform``; BARC's seeds use ``main``).
-        input_type: what the function receives: ``list`` (a list of rows of ints) or ``numpy`` (an
-            int array, as BARC's own evaluation passes).
+        input_type: what the function receives: ``list`` (a list of rows of ints), ``numpy`` (an
+            int array of rows), ``barc`` (BARC's convention: an int array indexed ``[x, y]``, the
+            transpose, its result transposed back), or ``auto`` (``barc`` for programs that
+            import ``common``, ``list`` for the others).
         preamble: code run in the program's namespace before it, e.g. BARC's
             ``"import numpy as np\\nfrom common import *"``.
-        helper: a helper library importable in the sandbox: a ``.py`` file (module named after
-            its stem) or a package folder (every ``.py`` under it); ``None`` for none.
+        helper: a helper library importable in the sandbox (``load_helper``): a ``.py`` file, a
+            package folder, or a folder of modules; ``None`` for ours, the BARC-compatible
+            ``common`` (``nemo_code_rl.arc.barc_common``).
         timeout_s: wall-clock seconds per grid (the run as a whole gets this times the number of
             grids, plus a start-up allowance).
         limits: the other per-run limits (memory, output, files, processes).
     """
 
     function_name: str = "transform"
-    input_type: InputType = "list"
+    input_type: InputType = "auto"
     preamble: str = ""
     helper: str | None = None
     timeout_s: float = 2.0
@@ -59,10 +71,15 @@ class ArcExecutionConfig:
     def __post_init__(self) -> None:
         if not isinstance(self.function_name, str) or not self.function_name.isidentifier():
             raise ConfigError(f"function_name must be a Python identifier, got {self.function_name!r}")
-        if self.input_type not in ("list", "numpy"):
-            raise ConfigError(f"input_type must be 'list' or 'numpy', got {self.input_type!r}")
+        if self.input_type not in INPUT_TYPES:
+            raise ConfigError(f"input_type must be one of {', '.join(INPUT_TYPES)}; got {self.input_type!r}")
         if not isinstance(self.preamble, str):
             raise ConfigError("preamble must be a string of Python code")
+        if self.helper is not None and not (isinstance(self.helper, str) and Path(self.helper).exists()):
+            raise ConfigError(
+                f"helper library {self.helper!r} does not exist (a relative path is read from the working "
+                f"directory, {Path.cwd()}); leave helper unset for our BARC-compatible `common`"
+            )
         if (
             isinstance(self.timeout_s, bool)
             or not isinstance(self.timeout_s, (int, float))
@@ -85,18 +102,37 @@ class ArcExecutionConfig:
         return cls(**data)
 
 
-def load_helper(path: str | os.PathLike[str]) -> HelperSources:
+def load_helper(path: str | os.PathLike[str] | None) -> HelperSources:
     """The modules of a helper library, as source text for the sandbox's importer.
 
-    A file ``common.py`` becomes module ``common``; a folder ``dsl/`` becomes package ``dsl``
-    (its ``__init__.py``, or an empty one) with every ``.py`` below it as a submodule and every
-    subfolder as a subpackage.
+    A file ``common.py`` becomes module ``common``. A folder with an ``__init__.py``, ``dsl/``,
+    becomes package ``dsl`` with every ``.py`` below it as a submodule and every subfolder as a
+    subpackage. A folder without one is a folder of modules: each ``.py`` in it is a top-level
+    module (so arc-dsl's ``dsl.py``, ``arc_types.py`` and ``constants.py``, which import each other
+    by those names, work as they are), each subfolder a package. ``None`` gives the default:
+    our BARC-compatible library as ``common``. A missing path is a ``FileNotFoundError``.
     """
+    if path is None:
+        source = (_HERE / "barc_common.py").read_text(encoding="utf-8")
+        return {DEFAULT_HELPER_MODULE: [source, False]}
     root = Path(path)
     if root.is_file() and root.suffix == ".py":
         return {root.stem: [root.read_text(encoding="utf-8"), False]}
     if not root.is_dir():
         raise FileNotFoundError(f"helper library {root} is neither a .py file nor a folder")
+    if not (root / "__init__.py").is_file():
+        modules = {file.stem: [file.read_text(encoding="utf-8"), False] for file in sorted(root.glob("*.py"))}
+        for folder in sorted(p for p in root.iterdir() if p.is_dir() and p.name != "__pycache__"):
+            if folder.name.isidentifier():
+                modules.update(_package(folder))
+        if not modules:
+            raise FileNotFoundError(f"helper folder {root} holds no .py module")
+        return modules
+    return _package(root)
+
+
+def _package(root: Path) -> HelperSources:
+    """Package ``root.name``: every ``.py`` below ``root`` a submodule, every subfolder a subpackage."""
     if not root.name.isidentifier():
         raise ConfigError(f"helper folder name {root.name!r} is not a valid package name")
     modules: HelperSources = {}
@@ -134,13 +170,14 @@ class GridRun:
 
     Attributes:
         output: the valid grid it returned, or ``None``.
-        kind: why there is no output: ``timeout``, ``exception``, ``invalid`` (not a valid grid),
-            ``not_run`` (the program died or failed to load first); ``""`` with an output.
-        error: the details, for feedback.
+        verdict: ``ok`` with an output; otherwise why there is none: ``timeout``,
+            ``runtime_error``, ``missing_module``, ``invalid_output`` (not a valid grid), or
+            ``not_run`` (the program died or failed to load first).
+        error: the details, for feedback: the exception's last line, or why the grid is invalid.
     """
 
     output: Grid | None
-    kind: str = ""
+    verdict: Verdict = Verdict.OK
     error: str = ""
 
 
@@ -152,6 +189,9 @@ class ProgramRun:
         compiled: the candidate is valid Python.
         error: why the function could not be applied (syntax error, failure while loading, no such
             function, or how the process ended early); ``""`` otherwise.
+        failure: the verdict of that failure (``syntax_error``, ``missing_module``,
+            ``runtime_error``, ``timeout``, or how the engine saw the process end); ``None`` when
+            the function was applied.
         grids: one ``GridRun`` per input grid, train inputs first.
         infra_fault: the sandbox lost the run (``worker_lost``); nothing here judges the program.
         wall_s: wall-clock seconds of the run.
@@ -162,14 +202,20 @@ class ProgramRun:
     grids: tuple[GridRun, ...]
     infra_fault: bool = False
     wall_s: float = 0.0
+    failure: Verdict | None = None
 
 
 def parse_run(result: ExecutionResult, n_grids: int) -> ProgramRun:
     """Read the driver's records from one engine result; never raises."""
     if result.verdict is Verdict.WORKER_LOST:
-        lost = GridRun(None, "not_run", "the sandbox lost the run")
+        lost = GridRun(None, Verdict.NOT_RUN, "the sandbox lost the run")
         return ProgramRun(
-            True, f"infrastructure fault: {result.error}", (lost,) * n_grids, True, result.wall_s
+            True,
+            f"infrastructure fault: {result.error}",
+            (lost,) * n_grids,
+            True,
+            result.wall_s,
+            Verdict.WORKER_LOST,
         )
     head: Mapping[str, Any] | None = None
     grids: dict[int, GridRun] = {}
@@ -180,14 +226,26 @@ def parse_run(result: ExecutionResult, n_grids: int) -> ProgramRun:
             grids.setdefault(record["index"], _grid_run(record))
     ended = _how_it_ended(result)
     if head is not None and "syntax_error" in head:
-        missing = GridRun(None, "not_run", "the program does not compile")
-        return ProgramRun(False, str(head["syntax_error"]), (missing,) * n_grids, False, result.wall_s)
-    error = str(head["load_error"]) if head is not None and "load_error" in head else ""
+        missing = GridRun(None, Verdict.NOT_RUN, "the program does not compile")
+        return ProgramRun(
+            False, str(head["syntax_error"]), (missing,) * n_grids, False, result.wall_s, Verdict.SYNTAX_ERROR
+        )
+    failure = None
+    error = ""
     if head is None:
         error = f"the program ended before its function was called ({ended})"
-    missing = GridRun(None, "not_run", error or f"not run: the program ended early ({ended})")
+        failure = result.verdict if result.verdict is not Verdict.OK else Verdict.RUNTIME_ERROR
+    elif "load_error" in head:
+        error = str(head["load_error"])
+        failure = _driver_verdict(head.get("verdict"))
+    missing = GridRun(None, Verdict.NOT_RUN, error or f"not run: the program ended early ({ended})")
     runs = tuple(grids.get(index, missing) for index in range(n_grids))
-    return ProgramRun(True, error, runs, False, result.wall_s)
+    return ProgramRun(True, error, runs, False, result.wall_s, failure)
+
+
+def _driver_verdict(value: Any) -> Verdict:
+    """A verdict the driver reported; anything else (a forged or garbled record) is a runtime error."""
+    return Verdict(value) if value in _DRIVER_VERDICTS else Verdict.RUNTIME_ERROR
 
 
 def _records(stdout: str) -> list[dict[str, Any]]:
@@ -205,16 +263,12 @@ def _records(stdout: str) -> list[dict[str, Any]]:
 
 def _grid_run(record: Mapping[str, Any]) -> GridRun:
     if "output" not in record:
-        kind = record.get("kind")
-        return GridRun(
-            None,
-            kind if kind in ("timeout", "exception", "invalid") else "exception",
-            str(record.get("error", ""))[: driver.ERROR_CHARS],
-        )
+        error = str(record.get("error", ""))[: driver.ERROR_CHARS]
+        return GridRun(None, _driver_verdict(record.get("verdict")), error)
     try:
         return GridRun(as_grid(record["output"]))
     except InvalidGrid as error:
-        return GridRun(None, "invalid", f"invalid output grid: {error}")
+        return GridRun(None, Verdict.INVALID_OUTPUT, f"invalid output grid: {error}")
 
 
 def _how_it_ended(result: ExecutionResult) -> str:

@@ -8,12 +8,14 @@ cell), which is what a model needs to fix an off-by-one rule without seeing a di
 from __future__ import annotations
 
 from nemo_code_rl.arc.verifier import ArcVerification, GridJudgement
+from nemo_code_rl.outcomes import Verdict
 
-_KIND_TEXT = {
-    "timeout": "timed out",
-    "exception": "raised an error",
-    "invalid": "did not return a valid grid",
-    "not_run": "was not run",
+_VERDICT_TEXT = {
+    Verdict.TIMEOUT: "timed out",
+    Verdict.RUNTIME_ERROR: "raised an error",
+    Verdict.MISSING_MODULE: "imported a module that is not available",
+    Verdict.INVALID_OUTPUT: "did not return a valid grid",
+    Verdict.NOT_RUN: "was not run",
 }
 
 
@@ -21,8 +23,8 @@ def feedback_text(verification: ArcVerification, function_name: str = "transform
     """The report on a program's train pairs; ``""`` when it got every one right.
 
     >>> from nemo_code_rl.arc.verifier import GridJudgement
-    >>> right = GridJudgement([[1]], True, 1.0, "correct")
-    >>> wrong = GridJudgement([[1, 2]], False, 0.0, "wrong", "expected a 1x1 grid, got 1x2")
+    >>> right = GridJudgement([[1]], True, 1.0, Verdict.PASSED)
+    >>> wrong = GridJudgement([[1, 2]], False, 0.0, Verdict.WRONG_ANSWER, "expected a 1x1 grid, got 1x2")
     >>> print(feedback_text(ArcVerification("t", True, "...", True, "", (right, wrong), (), 5.5)))
     Your program got 1 of 2 training examples right.
     Example 1: correct.
@@ -40,7 +42,8 @@ def feedback_text(verification: ArcVerification, function_name: str = "transform
     right = sum(bool(j.correct) for j in verification.train)
     lines = [f"Your program got {right} of {len(verification.train)} training examples right."]
     lines += [f"Example {number}: {_status(j)}." for number, j in enumerate(verification.train, start=1)]
-    first_wrong = next((n for n, j in enumerate(verification.train, start=1) if j.kind == "wrong"), None)
+    wrong = (n for n, j in enumerate(verification.train, start=1) if j.verdict is Verdict.WRONG_ANSWER)
+    first_wrong = next(wrong, None)
     if first_wrong is not None:
         lines.append(f"In example {first_wrong}, {verification.train[first_wrong - 1].detail}.")
     return "\n".join(lines)
@@ -49,7 +52,7 @@ def feedback_text(verification: ArcVerification, function_name: str = "transform
 def _status(judgement: GridJudgement) -> str:
     if judgement.correct:
         return "correct"
-    if judgement.kind == "wrong":
+    if judgement.verdict is Verdict.WRONG_ANSWER:
         return "wrong output"
-    text = _KIND_TEXT.get(judgement.kind, judgement.kind)
+    text = _VERDICT_TEXT.get(judgement.verdict, judgement.verdict.value)
     return f"{text} ({judgement.detail})" if judgement.detail else text

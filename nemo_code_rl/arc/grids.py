@@ -66,6 +66,33 @@ def pixel_accuracy(output: Grid, expected: Grid) -> float:
     return same / cells
 
 
+def overlap_similarity(output: Grid, expected: Grid) -> float:
+    """arc25's pixel score: the fraction of equal cells for grids of one shape; otherwise the most
+    equal cells of any placement of one grid over the other, divided by the area of the box
+    holding both (``pixel_similarity_score`` in ironbar/arc25 ``arc25/metrics.py``).
+
+    >>> overlap_similarity([[1, 2], [3, 4]], [[1, 2], [3, 0]])
+    0.75
+    >>> overlap_similarity([[1, 2]], [[1], [2]])
+    0.25
+    >>> overlap_similarity([[5, 1, 2]], [[1, 2]])
+    0.6666666666666666
+    """
+    if shape(output) == shape(expected):
+        return pixel_accuracy(output, expected)
+    import numpy as np
+
+    a, b = np.array(expected), np.array(output)
+    (h1, w1), (h2, w2) = a.shape, b.shape
+    best = 0
+    for dy in range(-(h2 - 1), h1):
+        for dx in range(-(w2 - 1), w1):
+            top, bottom, left, right = max(0, dy), min(h1, h2 + dy), max(0, dx), min(w1, w2 + dx)
+            window = a[top:bottom, left:right] == b[top - dy : bottom - dy, left - dx : right - dx]
+            best = max(best, int(np.count_nonzero(window)))
+    return best / (max(h1, h2) * max(w1, w2))
+
+
 def describe_difference(output: Grid, expected: Grid) -> str:
     """Where ``output`` first differs from ``expected``, for a feedback message ("" when equal).
 

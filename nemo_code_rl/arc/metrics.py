@@ -110,6 +110,78 @@ def arc_metrics(outcomes: Sequence[ArcOutcome]) -> dict[str, float]:
     return metrics
 
 
+ARC25_COLUMNS = (
+    "n_preds",
+    "valid_code",
+    "valid_outputs",
+    "unique_outputs",
+    "train_pixel_score",
+    "train_correct_grids",
+    "train_pass_rate",
+    "train_is_correct",
+    "test_pixel_score",
+    "test_correct_grids",
+    "test_pass_rate",
+    "test_is_correct",
+    "is_correct",
+)
+
+
+def arc25_table(outcomes: Sequence[ArcOutcome]) -> dict[str, float]:
+    """arc25's evaluation table (``aggregate_metrics`` in ironbar/arc25 ``arc25/metrics.py``): each
+    column computed per task over its predictions, then averaged over tasks.
+
+    Per task: ``n_preds``; the fractions of predictions with ``valid_code`` and ``valid_outputs``;
+    ``unique_outputs`` (distinct sets of valid outputs / ``n_preds``); per partition the mean
+    ``pixel_score`` and ``correct_grids`` (0 for a prediction without valid outputs), the
+    ``pass_rate`` (fraction of predictions right on every grid) and ``is_correct`` (some
+    prediction is); ``is_correct`` = ``train_is_correct * test_is_correct``. Test columns appear
+    only when every task's test outputs are known. Pixel scores are ours (0 where the shape
+    differs; arc25 scores the best overlap there). Infrastructure faults are left out.
+
+    >>> right = ArcOutcome("a", True, True, "h1", 1.0, 1.0, 1.0, 1.0, True, 10.0)
+    >>> wrong = ArcOutcome("a", True, True, "h2", 0.5, 0.0, 0.5, 0.0, False, 1.0)
+    >>> none = ArcOutcome("b", False, False, None, 0.0, 0.0, 0.0, 0.0, False, -1.0)
+    >>> t = arc25_table([right, wrong, none])
+    >>> t["n_preds"], t["valid_code"], t["train_pass_rate"], t["is_correct"]
+    (1.5, 0.5, 0.25, 0.5)
+    """
+    tasks: dict[str, list[ArcOutcome]] = defaultdict(list)
+    for outcome in outcomes:
+        if not outcome.infra_fault:
+            tasks[outcome.task_id].append(outcome)
+    if not tasks:
+        return {}
+    with_test = all(o.passed is not None for group in tasks.values() for o in group)
+    rows = [_arc25_row(group, with_test) for group in tasks.values()]
+    return {column: fmean(row[column] for row in rows) for column in ARC25_COLUMNS if column in rows[0]}
+
+
+def _arc25_row(group: Sequence[ArcOutcome], with_test: bool) -> dict[str, float]:
+    n = len(group)
+    row = {
+        "n_preds": float(n),
+        "valid_code": _rate(o.valid_code for o in group),
+        "valid_outputs": _rate(o.valid_outputs for o in group),
+        "unique_outputs": len({o.outputs_hash for o in group if o.valid_outputs}) / n,
+        "train_pixel_score": fmean(o.train_pixel_score for o in group),
+        "train_correct_grids": fmean(o.train_accuracy for o in group),
+        "train_pass_rate": _rate(o.train_passed for o in group),
+        "train_is_correct": float(any(o.train_passed for o in group)),
+    }
+    if with_test:
+        row.update(
+            {
+                "test_pixel_score": fmean(o.test_pixel_score or 0.0 for o in group),
+                "test_correct_grids": fmean(o.test_correct_grids or 0.0 for o in group),
+                "test_pass_rate": _rate(bool(o.passed) for o in group),
+                "test_is_correct": float(any(o.passed for o in group)),
+            }
+        )
+        row["is_correct"] = row["train_is_correct"] * row["test_is_correct"]
+    return row
+
+
 def per_task_passes(outcomes: Iterable[ArcOutcome]) -> dict[str, list[bool]]:
     """Whether each judged program got every test output right, by task (tasks with known tests)."""
     passes: dict[str, list[bool]] = defaultdict(list)

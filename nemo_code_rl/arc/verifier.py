@@ -16,6 +16,7 @@ from statistics import fmean
 from typing import Any
 
 from nemo_code_rl.arc.execution import (
+    ARC_PRELOAD,
     ArcExecutionConfig,
     GridRun,
     ProgramRun,
@@ -23,13 +24,14 @@ from nemo_code_rl.arc.execution import (
     load_helper,
     parse_run,
 )
-from nemo_code_rl.arc.grids import Grid, describe_difference, pixel_accuracy
+from nemo_code_rl.arc.grids import Grid, describe_difference, overlap_similarity, pixel_accuracy
 from nemo_code_rl.arc.metrics import ArcOutcome
-from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc_reward
+from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc25_reward, arc_reward
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool
 from nemo_code_rl.extraction import ExtractionConfig, extract_code
+from nemo_code_rl.outcomes import AttemptStatus, Verdict
 
 
 @dataclass(frozen=True)
@@ -69,15 +71,16 @@ class GridJudgement:
         output: the valid grid the program returned, or ``None``.
         correct: exactly the expected grid; ``None`` when the expected grid is unknown.
         pixel: pixel accuracy (0 for a missing output or another shape); ``None`` when unknown.
-        kind: ``correct``, ``wrong``, ``unjudged`` (no expected grid), or why there is no output:
-            ``timeout``, ``exception``, ``invalid``, ``not_run``.
+        verdict: ``passed``, ``wrong_answer``, ``unjudged`` (no expected grid), or why there is
+            no output (``GridRun.verdict``: ``timeout``, ``runtime_error``, ``missing_module``,
+            ``invalid_output``, ``not_run``).
         detail: for humans: the first difference, or the error.
     """
 
     output: Grid | None
     correct: bool | None
     pixel: float | None
-    kind: str
+    verdict: Verdict
     detail: str = ""
 
     @property
@@ -89,16 +92,16 @@ def judge_grid(run: GridRun, expected: Grid | None) -> GridJudgement:
     """Compare what the program returned with ``expected`` (``None`` when unknown)."""
     known = expected is not None
     if run.output is None:
-        return GridJudgement(None, False if known else None, 0.0 if known else None, run.kind, run.error)
+        return GridJudgement(None, False if known else None, 0.0 if known else None, run.verdict, run.error)
     if expected is None:
-        return GridJudgement(run.output, None, None, "unjudged")
+        return GridJudgement(run.output, None, None, Verdict.UNJUDGED)
     if run.output == expected:
-        return GridJudgement(run.output, True, 1.0, "correct")
+        return GridJudgement(run.output, True, 1.0, Verdict.PASSED)
     return GridJudgement(
         run.output,
         False,
         pixel_accuracy(run.output, expected),
-        "wrong",
+        Verdict.WRONG_ANSWER,
         describe_difference(run.output, expected),
     )
 
@@ -117,6 +120,7 @@ class ArcVerification:
         reward: the reward; ``None`` on an infrastructure fault.
         infra_fault: the sandbox failed; nothing here judges the program.
         execution_s: sandbox wall-clock seconds.
+        failure: the verdict of ``error`` (``ProgramRun.failure``); ``None`` when the function ran.
     """
 
     task_id: str
@@ -130,6 +134,32 @@ class ArcVerification:
     infra_fault: bool = False
     execution_s: float = 0.0
     reward_version: str = ARC_REWARD_VERSION
+    failure: Verdict | None = None
+
+    @property
+    def verdict(self) -> Verdict | AttemptStatus:
+        """What became of the program, in one word of the outcome vocabulary: ``no_code``, the
+        program's ``failure``, else the first train (then test) grid that is not right, else
+        ``passed`` (``unjudged`` when the test outputs are unknown)."""
+        return self._reason()[0]
+
+    @property
+    def message(self) -> str:
+        """Why, for humans: the error, the exception's last line, or what is wrong with which grid."""
+        return self._reason()[1]
+
+    def _reason(self) -> tuple[Verdict | AttemptStatus, str]:
+        if self.infra_fault:
+            return Verdict.WORKER_LOST, self.error
+        if not self.format_ok:
+            return AttemptStatus.NO_CODE, self.error
+        if self.failure is not None:
+            return self.failure, self.error
+        for split, judgements in (("train", self.train), ("test", self.test)):
+            for number, judgement in enumerate(judgements, start=1):
+                if judgement.verdict not in (Verdict.PASSED, Verdict.UNJUDGED):
+                    return judgement.verdict, f"{split} {number}: {judgement.detail}"
+        return (Verdict.PASSED if self.test_known else Verdict.UNJUDGED), ""
 
     @property
     def valid_code(self) -> bool:
@@ -187,6 +217,27 @@ class ArcVerification:
         )
 
 
+def _arc25_reward(task: ArcTask, train: Sequence[GridJudgement], test: Sequence[GridJudgement]) -> float:
+    """arc25's reward from the judgements (``rewards.arc25_reward``), its similarity computed here."""
+    judged = (*train, *test)
+    if not all(j.valid for j in judged):
+        return arc25_reward(False, [], [], None, None, len(test))
+    similarity = [
+        overlap_similarity(j.output, pair.output)
+        for j, pair in zip(judged, (*task.train, *task.test), strict=True)
+        if j.output is not None and pair.output is not None
+    ]
+    known = all(pair.output is not None for pair in task.test)
+    return arc25_reward(
+        True,
+        [bool(j.correct) for j in train],
+        similarity[: len(train)],
+        [bool(j.correct) for j in test] if known else None,
+        similarity[len(train) :] if known else None,
+        len(test),
+    )
+
+
 class ArcVerifier:
     """Judges ARC completions in the sandboxed engine.
 
@@ -204,10 +255,11 @@ class ArcVerifier:
         isolation: str = "full",
     ) -> None:
         self.config = config or ArcVerifierConfig()
-        helper = self.config.execution.helper
-        self._helpers = load_helper(helper) if helper else None
+        self._helpers = load_helper(self.config.execution.helper)
         self._owns_pool = pool is None
-        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        if pool is None:
+            pool = ExecutionPool(workers=workers, isolation=isolation, preload=ARC_PRELOAD)
+        self.pool = pool
 
     def verify_batch(
         self, items: Sequence[tuple[ArcTask, str]], progress: Callable[[int, int], None] | None = None
@@ -234,7 +286,9 @@ class ArcVerifier:
         train = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[:n_train], task.train, strict=True))
         test = tuple(judge_grid(g, p.output) for g, p in zip(run.grids[n_train:], task.test, strict=True))
         reward = None
-        if not run.infra_fault:
+        if not run.infra_fault and self.config.reward.mode == "arc25":
+            reward = _arc25_reward(task, train, test)
+        elif not run.infra_fault:
             reward = arc_reward(
                 run.compiled,
                 [j.valid for j in train],
@@ -243,14 +297,26 @@ class ArcVerifier:
                 self.config.reward,
             )
         return ArcVerification(
-            task.id, True, code, run.compiled, run.error, train, test, reward, run.infra_fault, run.wall_s
+            task.id,
+            True,
+            code,
+            run.compiled,
+            run.error,
+            train,
+            test,
+            reward,
+            run.infra_fault,
+            run.wall_s,
+            failure=run.failure,
         )
 
     def _no_code(self, task: ArcTask, reason: str) -> ArcVerification:
-        missing = GridRun(None, "not_run", "no code")
+        missing = GridRun(None, Verdict.NOT_RUN, "no code")
         train = tuple(judge_grid(missing, p.output) for p in task.train)
         test = tuple(judge_grid(missing, p.output) for p in task.test)
-        reward = arc_reward(False, [], [], [], self.config.reward)
+        reward = (
+            0.0 if self.config.reward.mode == "arc25" else arc_reward(False, [], [], [], self.config.reward)
+        )
         return ArcVerification(task.id, False, None, False, reason, train, test, reward)
 
     def close(self) -> None:

@@ -33,10 +33,11 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows, datum_from_row
+from nemo_code_rl.arc.execution import ARC_PRELOAD
 from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
-from nemo_code_rl.engine import ExecutionPool
+from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionPool
 from nemo_code_rl.environments.metrics import (
     SampleOutcome,
     response_metrics,
@@ -121,10 +122,19 @@ def sample_rows(n_samples: int, columns: Mapping[str, Any]) -> list[dict[str, An
 class _EngineReward:
     """What both rewards share: the engine pool, the batch timing and TRL's logging hooks."""
 
-    def __init__(self, name: str, pool: ExecutionPool | None, workers: int | None, isolation: str) -> None:
+    def __init__(
+        self,
+        name: str,
+        pool: ExecutionPool | None,
+        workers: int | None,
+        isolation: str,
+        preload: Sequence[str] = DEFAULT_PRELOAD,
+    ) -> None:
         self.__name__ = name
         self._owns_pool = pool is None
-        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        if pool is None:
+            pool = ExecutionPool(workers=workers, isolation=isolation, preload=preload)
+        self.pool = pool
         self.last_metrics: dict[str, float] = {}
         self._reported_rows: set[str] = set()
 
@@ -233,7 +243,8 @@ class ArcProgramReward(_EngineReward):
 
     Args:
         config: an ``ArcVerifierConfig`` or its plain-dict form (strict keys): extraction,
-            execution limits and helper library, reward mode (``shaped`` or ``binary``).
+            execution (limits, ``input_type``, and ``helper``: a .py file, package folder or
+            folder of modules, default our BARC-compatible ``common``), reward mode.
         name / pool / workers / isolation: as for ``UnitTestReward``.
     """
 
@@ -246,7 +257,7 @@ class ArcProgramReward(_EngineReward):
         workers: int | None = None,
         isolation: str = "full",
     ) -> None:
-        super().__init__(name, pool, workers, isolation)
+        super().__init__(name, pool, workers, isolation, ARC_PRELOAD)
         if not isinstance(config, ArcVerifierConfig):
             config = ArcVerifierConfig.from_dict(config)
         self.verifier = ArcVerifier(config, pool=self.pool)
@@ -303,12 +314,5 @@ def _verdict(verification: Verification | None) -> str:
 
 
 def _arc_verdict(verification: Any) -> str:
-    if verification is None:
-        return BAD_ROW
-    if verification.infra_fault:
-        return "infra_fault"
-    if not verification.valid_code:
-        return "no_code" if not verification.format_ok else "invalid_code"
-    if verification.train_passed:
-        return "train_passed"
-    return "valid_output" if verification.valid_outputs else "invalid_output"
+    """One word per sample for TRL's completions table: the ARC verification's verdict."""
+    return BAD_ROW if verification is None else str(verification.verdict)

