@@ -1,0 +1,341 @@
+"""The minimal root: a sandboxed program sees only what it needs, wherever the host keeps the rest.
+
+Each test is an attack a program could make on a host whose sandbox only hid a denylist of
+folders: finding its own problem's answers in a world-readable file, reaching a host service
+through a world-writable unix socket or FIFO, reading the project checkout; and the false
+failure such a sandbox caused, a Python installation under ``/tmp`` hidden by the private
+``/tmp``.
+"""
+
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import textwrap
+import uuid
+from pathlib import Path
+
+import numpy
+import pytest
+
+from nemo_code_rl import ExecutionPool, Program, Verdict
+
+from ..conftest import REPO_ROOT
+from ..isolation_probes import stdout_of
+
+_DEVICES = ["fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "urandom", "zero"]
+_WRITABLE = ["/dev/shm", "/tmp"]
+
+
+@pytest.fixture
+def public_folders():
+    """World-writable folders under /tmp, /var/tmp and /run (where they exist), removed afterwards."""
+    made = []
+    for parent in ("/tmp", "/var/tmp", "/run"):
+        if os.path.isdir(parent) and os.access(parent, os.W_OK):
+            folder = tempfile.mkdtemp(prefix="nemo-minroot-", dir=parent)
+            os.chmod(folder, 0o777)
+            made.append(folder)
+    assert any(not f.startswith("/tmp/") for f in made), "a public folder outside /tmp is needed"
+    yield made
+    for folder in made:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def _slow_stdout(pool, source: str, stdin: str = "") -> str:
+    """``stdout_of`` with time for a walk of the whole visible tree on a loaded machine."""
+    result = pool.run(Program(source, [stdin], limits=pool.limits.with_overrides(timeout_s=60)))[0]
+    assert result.verdict is Verdict.OK, result
+    return result.stdout
+
+
+def test_a_walk_of_the_whole_tree_finds_no_dataset_and_nothing_outside_the_allowlist(pool, public_folders):
+    marker = uuid.uuid4().hex
+    planted = []
+    for folder in public_folders:
+        path = os.path.join(folder, f"problems-{marker}.jsonl")
+        Path(path).write_text(json.dumps({"input": "2 3", "expected_output": marker}) + "\n")
+        os.chmod(path, 0o644)
+        planted.append(path)
+    bound = pool.isolation_report.get("bound", [])
+    source = textwrap.dedent(
+        """
+        import json, os
+        marker, planted, bound = json.loads(input())
+        allowed = {'/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/tmp', '/dev', '/proc'}
+        allowed |= {'/dev/' + name for name in os.listdir('/dev')}
+        def inside(path):
+            return any(path == b or path.startswith(b + '/') for b in bound)
+        found, unexpected = [], []
+        for top, dirs, files in os.walk('/'):
+            if top == '/proc':
+                dirs[:] = []
+                continue
+            for name in dirs + files:
+                path = os.path.join(top, name)
+                if marker in name:
+                    found.append(path)
+                leads_to_bound = any(b.startswith(path + '/') for b in bound)
+                if inside(path) or leads_to_bound or path in allowed:
+                    continue
+                if os.path.islink(path) and inside(os.path.realpath(path)):
+                    continue
+                unexpected.append(path)
+        opened = []
+        for path in planted:
+            try:
+                opened.append(open(path).read())
+            except OSError:
+                pass
+        print(json.dumps({'found': found, 'unexpected': unexpected, 'opened': opened}))
+        """
+    )
+    seen = json.loads(_slow_stdout(pool, source, json.dumps([marker, planted, bound])))
+    assert seen == {"found": [], "unexpected": [], "opened": []}
+    assert bound, "the isolation report lists what the minimal root binds"
+
+
+def test_host_unix_sockets_and_fifos_are_unreachable(pool, public_folders):
+    listeners, fifos, readers = [], [], []
+    try:
+        for folder in public_folders:
+            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+            listener.bind(os.path.join(folder, "service.sock"))
+            os.chmod(os.path.join(folder, "service.sock"), 0o777)
+            listener.listen()
+            listener.setblocking(False)
+            listeners.append(listener)
+            fifo = os.path.join(folder, "pipe")
+            os.mkfifo(fifo, 0o666)
+            os.chmod(fifo, 0o666)
+            readers.append(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets a writer open it
+            fifos.append(fifo)
+        abstract = f"\0nemo-minroot-{uuid.uuid4().hex}"
+        listeners.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+        listeners[-1].bind(abstract)
+        listeners[-1].listen()
+        listeners[-1].setblocking(False)
+        sockets = [os.path.join(folder, "service.sock") for folder in public_folders] + [abstract]
+        source = textwrap.dedent(
+            """
+            import json, os, socket
+            sockets, fifos = json.loads(input())
+            for path in sockets:
+                client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                try:
+                    client.connect(path)
+                    client.sendall(b'escape')
+                    print('connected', repr(path))
+                except OSError as exc:
+                    print('refused', exc.errno)
+            for path in fifos:
+                try:
+                    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
+                    os.write(fd, b'escape')
+                    print('written', path)
+                except OSError as exc:
+                    print('refused', exc.errno)
+            """
+        )
+        stdin = json.dumps([sockets, fifos])
+        lines = stdout_of(pool, source, stdin).splitlines()
+        assert [line.split()[0] for line in lines] == ["refused"] * (len(sockets) + len(fifos)), lines
+        for listener in listeners:
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        for reader in readers:
+            assert os.read(reader, 64) == b""  # no writer has ever opened the FIFO: end of file
+    finally:
+        for listener in listeners:
+            listener.close()
+        for reader in readers:
+            os.close(reader)
+
+
+def test_the_project_checkout_is_invisible_but_the_package_is_there(pool):
+    package = os.path.dirname(os.path.abspath(sys.modules["nemo_code_rl"].__file__))
+    source = textwrap.dedent(
+        """
+        import json, os
+        checkout, package = json.loads(input())
+        try:
+            listing = sorted(os.listdir(checkout))
+        except OSError:
+            listing = None
+        print(json.dumps([listing, os.path.isfile(os.path.join(package, 'engine', 'sandbox.py'))]))
+        """
+    )
+    listing, package_visible = json.loads(stdout_of(pool, source, json.dumps([str(REPO_ROOT), package])))
+    assert package_visible
+    for name in ("tests", "benchmarks", ".git", "pyproject.toml", "README.md"):
+        assert name not in (listing or []), listing
+    if os.path.dirname(package) == str(
+        REPO_ROOT
+    ):  # what is left is what the root binds (the package, a venv)
+        inside = [b for b in pool.isolation_report["bound"] if b.startswith(f"{REPO_ROOT}/")]
+        assert "nemo_code_rl" in listing
+        assert set(listing) == {b[len(str(REPO_ROOT)) + 1 :].split("/")[0] for b in inside}
+
+
+def test_mounts_devices_and_writable_folders_are_only_the_allowlisted_ones(pool):
+    bound = pool.isolation_report.get("bound", [])
+    source = textwrap.dedent(
+        """
+        import json, os
+        bound = json.loads(input())
+        mounts = {}
+        for line in open('/proc/self/mountinfo'):
+            fields = line.split()
+            mounts[fields[4]] = 'ro' in fields[5].split(',')
+        writable = []
+        for top, dirs, files in os.walk('/'):
+            if top == '/proc' or top in bound:
+                dirs[:] = []
+            targets = [top] + [os.path.join(top, d) for d in dirs if os.path.join(top, d) in bound]
+            for folder in targets:
+                try:
+                    with open(os.path.join(folder, '.nemo-probe'), 'w'):
+                        writable.append(folder)
+                    os.unlink(os.path.join(folder, '.nemo-probe'))
+                except OSError:
+                    pass
+        print(json.dumps([sorted(os.listdir('/dev')), mounts, sorted(set(writable))]))
+        """
+    )
+    devices, mounts, writable = json.loads(_slow_stdout(pool, source, json.dumps(bound)))
+    assert devices == _DEVICES
+    assert writable == _WRITABLE
+    expected = {
+        "/",
+        "/dev",
+        "/proc",
+        *bound,
+        *_WRITABLE,
+        *(f"/dev/{d}" for d in pool.isolation_report["devices"]),
+    }
+    assert set(mounts) == expected
+    assert sorted(point for point, read_only in mounts.items() if not read_only) == [
+        "/dev/shm",
+        "/proc",
+        "/tmp",
+    ]
+
+
+def test_exposed_paths_are_readable_read_only_and_nothing_beside_them(tmp_path):
+    with pytest.raises(ValueError, match="exposed_paths"):
+        ExecutionPool(workers=1, exposed_paths=["relative/data"])
+    shared = Path(tempfile.mkdtemp(prefix="nemo-minroot-", dir="/var/tmp"))
+    try:
+        (shared / "judge").mkdir()
+        (shared / "judge" / "data.txt").write_text("judge data\n")
+        (shared / "answers.txt").write_text("answers\n")
+        for path in (shared, shared / "judge"):
+            path.chmod(0o755)
+        source = textwrap.dedent(
+            f"""
+            for path in ({str(shared / "judge" / "data.txt")!r}, {str(shared / "answers.txt")!r}):
+                try:
+                    print(open(path).read().strip())
+                except OSError as exc:
+                    print('missing', exc.errno)
+            try:
+                open({str(shared / "judge" / "new.txt")!r}, 'w')
+            except OSError as exc:
+                print('read-only', exc.errno)
+            """
+        )
+        with ExecutionPool(workers=1, exposed_paths=[str(shared / "judge")]) as exposed:
+            assert str(shared / "judge") in exposed.isolation_report["bound"]
+            assert stdout_of(exposed, source).splitlines() == ["judge data", "missing 2", "read-only 30"]
+    finally:
+        shutil.rmtree(shared)
+
+
+def test_a_deep_tree_or_a_full_tmp_is_gone_before_the_next_program(pool):
+    deep = (
+        "import os\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\n"
+        "open('leaf', 'w').write('x')\nprint('deep')"
+    )
+    full = (
+        "try:\n    with open('/tmp/fill', 'wb') as out:\n        while True:\n"
+        "            out.write(b'x' * 65536)\nexcept OSError as exc:\n    print('full', exc.errno)"
+    )
+    look = "import os\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'))"
+    results = pool.run_batch([Program(deep), Program(full), Program(look)])
+    assert results[0][0].stdout == "deep\n"
+    assert results[1][0].stdout in ("full 27\n", "full 28\n")  # the file's rlimit or the tmpfs's size
+    assert results[2][0].stdout == "[] []\n"
+    for program in (look, look):
+        assert stdout_of(pool, program) == "[] []\n"
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)
+
+
+@pytest.fixture
+def venv_under_tmp():
+    """A venv under /tmp (as Slurm jobs make them in $TMPDIR) holding its own numpy and a module.
+
+    numpy's files are hard links to the test interpreter's (copies across filesystems); this
+    package comes from where the tests import it.
+    """
+    folder = tempfile.mkdtemp(prefix="nemo-minroot-venv-", dir="/tmp")
+    os.chmod(folder, 0o755)
+    venv = os.path.join(folder, "venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True)
+    (site_packages,) = Path(venv).glob("lib/python3*/site-packages")
+    numpy_folder = os.path.dirname(numpy.__file__)
+    for name in ("numpy", "numpy.libs"):
+        source = os.path.join(os.path.dirname(numpy_folder), name)
+        if os.path.isdir(source):
+            shutil.copytree(source, site_packages / name, copy_function=_link_or_copy, symlinks=True)
+    (site_packages / "tmp_venv_probe.py").write_text("VALUE = 'from the venv under /tmp'\n")
+    package_root = os.path.dirname(os.path.dirname(os.path.abspath(sys.modules["nemo_code_rl"].__file__)))
+    (site_packages / "nemo_code_rl_source.pth").write_text(package_root + "\n")
+    yield venv
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def test_a_python_installation_under_tmp_keeps_working_and_stays_read_only(venv_under_tmp):
+    driver = textwrap.dedent(
+        """
+        import json, sys
+        from nemo_code_rl import ExecutionPool, Limits, Program
+        use = (
+            "import numpy.random, tmp_venv_probe\\n"
+            "print(numpy.__file__.startswith(sys.prefix), numpy.random.default_rng(0).integers(1000),"
+            " tmp_venv_probe.VALUE)"
+        )
+        attack = (
+            "import os, sys\\n"
+            "top = '/tmp/' + sys.prefix.split('/')[2]\\n"
+            "for act in (lambda: open(sys.prefix + '/planted.py', 'w'), lambda: os.rename(top, '/tmp/moved'),"
+            " lambda: os.rmdir(top), lambda: os.unlink(sys.prefix + '/pyvenv.cfg')):\\n"
+            "    try:\\n        act()\\n        print('done')\\n"
+            "    except OSError as exc:\\n        print('refused', exc.errno)\\n"
+            "open('/tmp/junk', 'w').write('x')\\nprint(sorted(os.listdir('/tmp')))"
+        )
+        with ExecutionPool(workers=1, limits=Limits(timeout_s=20)) as pool:
+            runs = pool.run_batch([Program("import sys\\n" + use), Program(attack), Program("import sys\\n" + use)])
+            print(json.dumps([pool.isolation_report["bound"], [(r[0].verdict.value, r[0].stdout, r[0].stderr[-300:]) for r in runs]]))
+        """
+    )
+    venv_python = os.path.join(venv_under_tmp, "bin", "python")
+    done = subprocess.run([venv_python, "-c", driver], capture_output=True, text=True, timeout=300, cwd="/")
+    assert done.returncode == 0, done.stderr
+    bound, runs = json.loads(done.stdout)
+    assert venv_under_tmp in bound
+    top = venv_under_tmp.split("/")[2]
+    expected_use = ("ok", "True 850 from the venv under /tmp\n", "")
+    assert runs[0] == runs[2] == list(expected_use)
+    verdict, attack, _ = runs[1]
+    lines = attack.splitlines()
+    assert verdict == "ok" and all(line.startswith("refused") for line in lines[:4]), attack
+    assert lines[4] == str(sorted([top, "junk"]))
