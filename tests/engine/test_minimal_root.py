@@ -10,12 +10,10 @@ failure such a sandbox caused, a Python installation under ``/tmp`` hidden by th
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import tempfile
 import textwrap
-import uuid
 from pathlib import Path
 
 import numpy
@@ -23,26 +21,12 @@ import pytest
 
 from nemo_code_rl import ExecutionPool, Program, Verdict
 
+from .. import isolation_probes as probes
 from ..conftest import REPO_ROOT
 from ..isolation_probes import stdout_of
 
 _DEVICES = ["fd", "full", "null", "random", "shm", "stderr", "stdin", "stdout", "urandom", "zero"]
 _WRITABLE = ["/dev/shm", "/tmp"]
-
-
-@pytest.fixture
-def public_folders():
-    """World-writable folders under /tmp, /var/tmp and /run (where they exist), removed afterwards."""
-    made = []
-    for parent in ("/tmp", "/var/tmp", "/run"):
-        if os.path.isdir(parent) and os.access(parent, os.W_OK):
-            folder = tempfile.mkdtemp(prefix="nemo-minroot-", dir=parent)
-            os.chmod(folder, 0o777)
-            made.append(folder)
-    assert any(not f.startswith("/tmp/") for f in made), "a public folder outside /tmp is needed"
-    yield made
-    for folder in made:
-        shutil.rmtree(folder, ignore_errors=True)
 
 
 def _slow_stdout(pool, source: str, stdin: str = "") -> str:
@@ -52,107 +36,44 @@ def _slow_stdout(pool, source: str, stdin: str = "") -> str:
     return result.stdout
 
 
-def test_a_walk_of_the_whole_tree_finds_no_dataset_and_nothing_outside_the_allowlist(pool, public_folders):
-    marker = uuid.uuid4().hex
-    planted = []
-    for folder in public_folders:
-        path = os.path.join(folder, f"problems-{marker}.jsonl")
-        Path(path).write_text(json.dumps({"input": "2 3", "expected_output": marker}) + "\n")
-        os.chmod(path, 0o644)
-        planted.append(path)
+def test_datasets_planted_on_the_host_cannot_be_found(pool):
+    with probes.public_folders() as folders:
+        probes.assert_planted_datasets_cannot_be_found(pool, folders)
+
+
+def test_host_unix_sockets_and_fifos_are_unreachable(pool):
+    with probes.public_folders() as folders:
+        probes.assert_host_sockets_and_fifos_are_unreachable(pool, folders)
+
+
+def test_a_walk_of_the_whole_tree_finds_nothing_outside_the_allowlist(pool):
     bound = pool.isolation_report.get("bound", [])
     source = textwrap.dedent(
         """
         import json, os
-        marker, planted, bound = json.loads(input())
+        bound = json.loads(input())
         allowed = {'/etc/passwd', '/etc/group', '/etc/nsswitch.conf', '/tmp', '/dev', '/proc'}
         allowed |= {'/dev/' + name for name in os.listdir('/dev')}
         def inside(path):
             return any(path == b or path.startswith(b + '/') for b in bound)
-        found, unexpected = [], []
+        unexpected = []
         for top, dirs, files in os.walk('/'):
             if top == '/proc':
                 dirs[:] = []
                 continue
             for name in dirs + files:
                 path = os.path.join(top, name)
-                if marker in name:
-                    found.append(path)
                 leads_to_bound = any(b.startswith(path + '/') for b in bound)
                 if inside(path) or leads_to_bound or path in allowed:
                     continue
                 if os.path.islink(path) and inside(os.path.realpath(path)):
                     continue
                 unexpected.append(path)
-        opened = []
-        for path in planted:
-            try:
-                opened.append(open(path).read())
-            except OSError:
-                pass
-        print(json.dumps({'found': found, 'unexpected': unexpected, 'opened': opened}))
+        print(json.dumps(unexpected[:20]))
         """
     )
-    seen = json.loads(_slow_stdout(pool, source, json.dumps([marker, planted, bound])))
-    assert seen == {"found": [], "unexpected": [], "opened": []}
+    assert json.loads(_slow_stdout(pool, source, json.dumps(bound))) == []
     assert bound, "the isolation report lists what the minimal root binds"
-
-
-def test_host_unix_sockets_and_fifos_are_unreachable(pool, public_folders):
-    listeners, fifos, readers = [], [], []
-    try:
-        for folder in public_folders:
-            listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-            listener.bind(os.path.join(folder, "service.sock"))
-            os.chmod(os.path.join(folder, "service.sock"), 0o777)
-            listener.listen()
-            listener.setblocking(False)
-            listeners.append(listener)
-            fifo = os.path.join(folder, "pipe")
-            os.mkfifo(fifo, 0o666)
-            os.chmod(fifo, 0o666)
-            readers.append(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))  # lets a writer open it
-            fifos.append(fifo)
-        abstract = f"\0nemo-minroot-{uuid.uuid4().hex}"
-        listeners.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
-        listeners[-1].bind(abstract)
-        listeners[-1].listen()
-        listeners[-1].setblocking(False)
-        sockets = [os.path.join(folder, "service.sock") for folder in public_folders] + [abstract]
-        source = textwrap.dedent(
-            """
-            import json, os, socket
-            sockets, fifos = json.loads(input())
-            for path in sockets:
-                client = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-                try:
-                    client.connect(path)
-                    client.sendall(b'escape')
-                    print('connected', repr(path))
-                except OSError as exc:
-                    print('refused', exc.errno)
-            for path in fifos:
-                try:
-                    fd = os.open(path, os.O_WRONLY | os.O_NONBLOCK)
-                    os.write(fd, b'escape')
-                    print('written', path)
-                except OSError as exc:
-                    print('refused', exc.errno)
-            """
-        )
-        stdin = json.dumps([sockets, fifos])
-        lines = stdout_of(pool, source, stdin).splitlines()
-        assert [line.split()[0] for line in lines] == ["refused"] * (len(sockets) + len(fifos)), lines
-        for listener in listeners:
-            with pytest.raises(BlockingIOError):
-                listener.accept()
-        for reader in readers:
-            assert os.read(reader, 64) == b""  # no writer has ever opened the FIFO: end of file
-    finally:
-        for listener in listeners:
-            listener.close()
-        for reader in readers:
-            os.close(reader)
 
 
 def test_the_project_checkout_is_invisible_but_the_package_is_there(pool):
@@ -324,14 +245,13 @@ def test_a_python_installation_under_tmp_keeps_working_and_stays_read_only(venv_
         )
         with ExecutionPool(workers=1, limits=Limits(timeout_s=20)) as pool:
             runs = pool.run_batch([Program("import sys\\n" + use), Program(attack), Program("import sys\\n" + use)])
-            print(json.dumps([pool.isolation_report["bound"], [(r[0].verdict.value, r[0].stdout, r[0].stderr[-300:]) for r in runs]]))
+            print(json.dumps([pool.isolation_report.get("bound", []), [(r[0].verdict.value, r[0].stdout, r[0].stderr[-300:]) for r in runs]]))
         """
     )
     venv_python = os.path.join(venv_under_tmp, "bin", "python")
     done = subprocess.run([venv_python, "-c", driver], capture_output=True, text=True, timeout=300, cwd="/")
     assert done.returncode == 0, done.stderr
     bound, runs = json.loads(done.stdout)
-    assert venv_under_tmp in bound
     top = venv_under_tmp.split("/")[2]
     expected_use = ("ok", "True 850 from the venv under /tmp\n", "")
     assert runs[0] == runs[2] == list(expected_use)
@@ -339,3 +259,4 @@ def test_a_python_installation_under_tmp_keeps_working_and_stays_read_only(venv_
     lines = attack.splitlines()
     assert verdict == "ok" and all(line.startswith("refused") for line in lines[:4]), attack
     assert lines[4] == str(sorted([top, "junk"]))
+    assert venv_under_tmp in bound
