@@ -38,7 +38,7 @@ CONTAINER = "container"
 LEVELS = (FULL, NONE, CONTAINER)
 SUPERVISED = (FULL, CONTAINER)  # levels where the worker is the init of its PID namespace
 WORKDIR = "/tmp"
-_SHM = "/dev/shm"
+_PRIVATE = (WORKDIR, "/dev/shm")  # the writable folders: a fresh tmpfs each for every program
 
 # What the minimal root shows of the host besides the Python installation (see ``RootPlan``):
 # the system's programs and shared libraries, and the few /etc files the dynamic loader and the
@@ -88,6 +88,9 @@ class SandboxConfig:
         for path in self.exposed_paths:
             if not os.path.isabs(path) or not os.path.exists(path):
                 raise ValueError(f"exposed_paths must name existing absolute paths, got {path!r}")
+            real = os.path.realpath(path)
+            if real == "/" or real == "/proc" or real.startswith("/proc/"):
+                raise ValueError(f"exposed_paths cannot expose the whole root or /proc, got {path!r}")
 
     def to_json_dict(self) -> dict:
         return asdict(self)
@@ -194,12 +197,28 @@ def _identity_files(config: SandboxConfig) -> dict[str, str]:
 
 
 def _populate(root: str, host: str, plan: RootPlan, config: SandboxConfig) -> None:
-    """Fill the empty ``root`` with the plan's binds, a minimal /dev, /proc, /tmp and /etc identity files.
+    """Fill the empty ``root``: a minimal /dev, /proc, the plan's binds and links, /etc identity files.
 
     ``host`` is where the host's root is mounted now. Binds are recursive, so that mounts below a
-    bound folder come along (a user namespace refuses to bind a folder without them).
+    bound folder come along (a user namespace refuses to bind a folder without them). /dev comes
+    first, so that an installation under the host's /dev/shm (like one under /tmp) lands below
+    the mount point of the private folder, where ``Workdir`` finds it.
     """
     rec_bind = syscalls.MS_BIND | syscalls.MS_REC
+    dev = root + "/dev"
+    os.makedirs(dev)
+    syscalls.mount("tmpfs", dev, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NOEXEC, "mode=0755,size=64k")
+    for name in DEVICES:
+        _mount_point(f"{dev}/{name}", f"{host}/dev/{name}")
+        syscalls.mount(f"{host}/dev/{name}", f"{dev}/{name}", None, syscalls.MS_BIND)
+    for name, target in _DEVICE_LINKS:
+        os.symlink(target, f"{dev}/{name}")
+    for private in _PRIVATE:
+        os.makedirs(root + private)  # Workdir mounts a private tmpfs here for each program
+    # The PID-namespace init mounts a fresh proc here. In a user namespace the kernel allows that
+    # only where a fully visible proc is already mounted in the mount namespace: the host's, below.
+    os.makedirs(root + "/proc")
+    syscalls.mount(host + "/proc", root + "/proc", None, rec_bind)
     for path in plan.binds:
         _mount_point(root + path, host + path)
         syscalls.mount(host + path, root + path, None, rec_bind)
@@ -210,20 +229,6 @@ def _populate(root: str, host: str, plan: RootPlan, config: SandboxConfig) -> No
         if not any(path.startswith(b + "/") for b in plan.binds):
             os.makedirs(os.path.dirname(root + path), exist_ok=True)
             _write(root + path, text)
-    dev = root + "/dev"
-    os.makedirs(dev)
-    syscalls.mount("tmpfs", dev, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NOEXEC, "mode=0755,size=64k")
-    for name in DEVICES:
-        _mount_point(f"{dev}/{name}", f"{host}/dev/{name}")
-        syscalls.mount(f"{host}/dev/{name}", f"{dev}/{name}", None, syscalls.MS_BIND)
-    for name, target in _DEVICE_LINKS:
-        os.symlink(target, f"{dev}/{name}")
-    os.mkdir(root + _SHM)  # Workdir mounts the private /dev/shm here
-    # The PID-namespace init mounts a fresh proc here. In a user namespace the kernel allows that
-    # only where a fully visible proc is already mounted in the mount namespace: the host's, below.
-    os.makedirs(root + "/proc", exist_ok=True)
-    syscalls.mount(host + "/proc", root + "/proc", None, rec_bind)
-    os.makedirs(root + WORKDIR, exist_ok=True)  # Workdir mounts the private /tmp over it
 
 
 def _enter_minimal_root(config: SandboxConfig) -> RootPlan:
@@ -318,7 +323,7 @@ def isolate_worker(config: SandboxConfig) -> dict:
         "root": "minimal",
         "bound": list(plan.binds),
         "devices": list(DEVICES),
-        "writable": [WORKDIR, _SHM],
+        "writable": list(_PRIVATE),
     }
 
 
@@ -349,13 +354,16 @@ def prepare_init(config: SandboxConfig) -> None:
 
 
 class Workdir:
-    """The private /tmp (and /dev/shm) of executions: a fresh tmpfs for each.
+    """The private /tmp and /dev/shm of executions: a fresh tmpfs each, for every program.
 
     Only one execution runs in a worker at a time, and every process of the previous one is dead
-    before the next starts; replacing its tmpfs costs one unmount and one mount, whatever the
-    program left there (a deep tree, a full tmpfs). Python installations that live under the
-    host's /tmp were bound into the minimal root's /tmp, below the private tmpfs: each fresh tmpfs
-    gets them back, read-only, as mount points a program can neither remove nor rename.
+    before the next starts; replacing the tmpfs costs one unmount and one mount, whatever the
+    program left there (a deep tree, a full tmpfs). A Python installation under the host's /tmp
+    or /dev/shm was bound into the minimal root below the private folder's mount point: each fresh
+    tmpfs gets it back, read-only, as a mount point a program can neither remove nor rename.
+
+    The process that forks programs must be in the new /tmp (``open`` and ``close`` move this
+    process there): a cwd in the previous tmpfs would keep it alive, detached.
 
     In a container the tmpfs is the container's own (sized when it was created; RLIMIT_FSIZE
     still bounds each file), handed to the sandbox uid once and emptied after each execution.
@@ -364,7 +372,7 @@ class Workdir:
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self.size = 0
-        self._installed: list[tuple[str, int]] = []  # (name in /tmp, O_PATH descriptor of its bind)
+        self._installed: list[tuple[str, int]] = []  # (path, O_PATH descriptor of what is bound there)
 
     def open(self, limits: Limits) -> str:
         if self.config.level == NONE:
@@ -384,7 +392,7 @@ class Workdir:
         if self.config.level == NONE:
             shutil.rmtree(path, ignore_errors=True)
         elif self.config.level == CONTAINER:
-            for folder in self._paths():
+            for folder in [p for p in _PRIVATE if os.path.isdir(p)]:
                 with os.scandir(folder) as entries:
                     for entry in entries:
                         if entry.is_dir(follow_symlinks=False):
@@ -396,27 +404,23 @@ class Workdir:
 
     def _fresh(self, size: int) -> None:
         if self.size:
-            for folder in self._paths():
+            for folder in _PRIVATE:
                 syscalls.umount(folder)
-        else:  # the first time, /tmp is still the minimal root's: it holds only the bound installations
+        else:  # the first time, the folders are the minimal root's: they hold only bound installations
             self._installed = [
-                (name, os.open(os.path.join(WORKDIR, name), os.O_PATH | os.O_CLOEXEC))
-                for name in sorted(os.listdir(WORKDIR))
+                (os.path.join(folder, name), os.open(os.path.join(folder, name), os.O_PATH | os.O_CLOEXEC))
+                for folder in _PRIVATE
+                for name in sorted(os.listdir(folder))
             ]
         owner = 0 if self.config.userns else self.config.uid
         options = f"mode=0700,uid={owner},gid={owner},size={size}"
-        for folder in self._paths():
+        for folder in _PRIVATE:
             syscalls.mount("tmpfs", folder, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, options)
-        for name, handle in self._installed:
-            target = os.path.join(WORKDIR, name)
-            _mount_point(target, f"/proc/self/fd/{handle}")
-            syscalls.mount(f"/proc/self/fd/{handle}", target, None, syscalls.MS_BIND | syscalls.MS_REC)
+        for path, handle in self._installed:
+            _mount_point(path, f"/proc/self/fd/{handle}")
+            syscalls.mount(f"/proc/self/fd/{handle}", path, None, syscalls.MS_BIND | syscalls.MS_REC)
         self.size = size
         os.chdir(WORKDIR)  # every child starts there, in the new tmpfs
-
-    @staticmethod
-    def _paths() -> list[str]:
-        return [WORKDIR] + [_SHM] * os.path.isdir(_SHM)
 
 
 @functools.lru_cache(maxsize=64)

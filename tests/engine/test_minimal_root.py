@@ -253,3 +253,33 @@ def test_a_python_installation_under_tmp_keeps_working_and_stays_read_only(venv_
     assert verdict == "ok" and all(line.startswith("refused") for line in lines[:4]), attack
     assert lines[4] == str(sorted([top, "junk"]))
     assert venv_under_tmp in bound
+
+
+def test_folders_bound_below_the_private_tmp_and_dev_shm_survive_every_program():
+    made = [tempfile.mkdtemp(prefix="nemo-minroot-", dir=parent) for parent in ("/tmp", "/dev/shm")]
+    try:
+        for folder in made:
+            os.chmod(folder, 0o755)
+            Path(folder, "data.txt").write_text(f"kept in {folder}\n")
+        read = f"for path in {made!r}:\n    print(open(path + '/data.txt').read().strip())"
+        attack = textwrap.dedent(
+            f"""
+            import os
+            for path in {made!r}:
+                for act in (lambda: os.rename(path, path + '-moved'), lambda: os.rmdir(path),
+                            lambda: open(path + '/data.txt', 'w')):
+                    try:
+                        act()
+                        print('done')
+                    except OSError as exc:
+                        print('refused', exc.errno)
+            """
+        )
+        with ExecutionPool(workers=1, exposed_paths=made) as exposed:
+            results = exposed.run_batch([Program(read), Program(attack), Program(read)])
+        expected = "".join(f"kept in {folder}\n" for folder in made)
+        assert results[0][0].stdout == results[2][0].stdout == expected
+        assert results[1][0].stdout.split() == ["refused", "16", "refused", "16", "refused", "30"] * 2
+    finally:
+        for folder in made:
+            shutil.rmtree(folder)
