@@ -283,3 +283,16 @@ def test_folders_bound_below_the_private_tmp_and_dev_shm_survive_every_program()
     finally:
         for folder in made:
             shutil.rmtree(folder)
+
+
+def test_library_folders_of_ld_library_path_stay_visible(monkeypatch):
+    """The pool passes ``LD_LIBRARY_PATH`` on, so extensions may need what it names (a cluster's MKL)."""
+    folder = tempfile.mkdtemp(prefix="nemo-minroot-lib-", dir="/tmp")
+    try:
+        os.chmod(folder, 0o755)
+        Path(folder, "libcluster.so.txt").write_text("a library\n")
+        monkeypatch.setenv("LD_LIBRARY_PATH", f"{folder}:relative/ignored")
+        with ExecutionPool(workers=1) as fresh:
+            assert stdout_of(fresh, f"import os\nprint(os.listdir({folder!r}))") == "['libcluster.so.txt']\n"
+    finally:
+        shutil.rmtree(folder)
