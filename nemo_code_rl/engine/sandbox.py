@@ -97,7 +97,8 @@ class SandboxConfig:
 
 
 def python_runtime_paths() -> tuple[str, ...]:
-    """What this interpreter reads at run time: its prefixes, executable and every ``sys.path`` folder.
+    """What this interpreter reads at run time: its prefixes, executable, every ``sys.path`` folder
+    and the ``LD_LIBRARY_PATH`` folders its extensions may load libraries from.
 
     ``.pth`` files add folders (a venv reaching another one's site-packages): they are installations
     and are kept whole. The folder holding this package is kept only if it is not a project
@@ -111,6 +112,7 @@ def python_runtime_paths() -> tuple[str, ...]:
     wanted += [*site.getsitepackages(), package]
     on_path = [p for p in sys.path if os.path.isabs(p)]
     wanted += [p for p in on_path if not (is_checkout and os.path.realpath(p) == checkout)]
+    wanted += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if os.path.isabs(p)]
     return tuple(p for p in dict.fromkeys(wanted) if os.path.exists(p) and os.path.realpath(p) != "/")
 
 
