@@ -5,9 +5,15 @@ these claims, so each probe lives here once and the backends' test files call it
 what only one backend promises stays in that backend's tests.
 """
 
+import json
+import os
+import shutil
 import socket
-from collections.abc import Callable
-from contextlib import AbstractContextManager
+import tempfile
+import textwrap
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 
 import pytest
 
@@ -260,3 +266,115 @@ def assert_sysv_ipc_dies_with_the_program(pool) -> None:
         assert stdout_of(pool, create) == "True True\n"
     for _ in range(pool.size):
         assert stdout_of(pool, find) == "-1 -1\n"
+
+
+@contextmanager
+def public_folders() -> Iterator[list[str]]:
+    """World-writable folders on the host under /tmp, /var/tmp and /run (where this user may write).
+
+    Where a training node keeps problem files, service sockets and FIFOs: what a sandbox that
+    only hid a denylist of folders showed its programs. Removed afterwards.
+    """
+    made = []
+    try:
+        for parent in ("/tmp", "/var/tmp", "/run"):
+            if os.path.isdir(parent) and os.access(parent, os.W_OK):
+                made.append(tempfile.mkdtemp(prefix="nemo-probe-", dir=parent))
+                os.chmod(made[-1], 0o777)
+        assert any(not f.startswith("/tmp/") for f in made), "the probe needs a public folder outside /tmp"
+        yield made
+    finally:
+        for folder in made:
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def assert_planted_datasets_cannot_be_found(pool, folders: list[str]) -> None:
+    """A world-readable problems file on the host is found neither by a walk of ``/`` nor by its path.
+
+    The file holds a problem's expected output: a program that found it would print the answer.
+    Kernel interfaces (``/proc``, ``/sys``) are not walked; they hold no files of the host's.
+    """
+    marker = uuid.uuid4().hex
+    planted = [os.path.join(folder, f"problems-{marker}.jsonl") for folder in folders]
+    for path in planted:
+        with open(path, "w") as handle:
+            handle.write(json.dumps({"input": "2 3", "expected_output": marker}) + "\n")
+        os.chmod(path, 0o644)
+    source = textwrap.dedent(
+        """
+        import json, os
+        marker, planted = json.loads(input())
+        found = []
+        for top, dirs, files in os.walk('/'):
+            if top in ('/proc', '/sys'):
+                dirs[:] = []
+                continue
+            found += [os.path.join(top, name) for name in dirs + files if marker in name]
+        for path in planted:
+            try:
+                found.append(open(path).read())
+            except OSError:
+                pass
+        print(json.dumps(found))
+        """
+    )
+    limits = pool.limits.with_overrides(timeout_s=60)  # a whole walk takes seconds on a loaded machine
+    result = pool.run(Program(source, [json.dumps([marker, planted])], limits=limits))[0]
+    assert result.verdict is Verdict.OK, result
+    assert json.loads(result.stdout) == []
+
+
+def assert_host_sockets_and_fifos_are_unreachable(pool, folders: list[str]) -> None:
+    """World-writable unix sockets (pathname and abstract) and FIFOs of the host take nothing from a program.
+
+    Read-only mounts do not stop a connect or a write into a FIFO; only not seeing them does
+    (and, for abstract sockets, a network namespace).
+    """
+    listeners, readers = [], []
+    sockets = [os.path.join(folder, "service.sock") for folder in folders]
+    sockets.append(f"\0nemo-probe-{uuid.uuid4().hex}")
+    fifos = [os.path.join(folder, "pipe") for folder in folders]
+    try:
+        for path in sockets:
+            listeners.append(socket.socket(socket.AF_UNIX, socket.SOCK_STREAM))
+            listeners[-1].bind(path)
+            listeners[-1].listen()
+            listeners[-1].setblocking(False)
+            if not path.startswith("\0"):
+                os.chmod(path, 0o777)
+        for path in fifos:
+            os.mkfifo(path)
+            os.chmod(path, 0o666)
+            readers.append(os.open(path, os.O_RDONLY | os.O_NONBLOCK))  # so that a writer could open it
+        source = textwrap.dedent(
+            """
+            import json, os, socket
+            sockets, fifos = json.loads(input())
+            for path in sockets:
+                try:
+                    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as client:
+                        client.connect(path)
+                        client.sendall(b'escape')
+                    print('reached', repr(path))
+                except OSError as exc:
+                    print('refused', exc.errno)
+            for path in fifos:
+                try:
+                    os.write(os.open(path, os.O_WRONLY | os.O_NONBLOCK), b'escape')
+                    print('reached', path)
+                except OSError as exc:
+                    print('refused', exc.errno)
+            """
+        )
+        lines = stdout_of(pool, source, json.dumps([sockets, fifos])).splitlines()
+        assert [line.split()[0] for line in lines] == ["refused"] * (len(sockets) + len(fifos)), lines
+        for listener in listeners:
+            with pytest.raises(BlockingIOError):
+                listener.accept()
+        for reader in readers:
+            assert os.read(reader, 64) == b""  # end of file: no writer ever opened the FIFO
+    finally:
+        for listener in listeners:
+            listener.close()
+        for reader in readers:
+            os.close(reader)

@@ -229,14 +229,11 @@ class DockerExecutionPool(ExecutionPool):
             isolation=sandbox.CONTAINER,
             strict=strict,
             preload=preload,
-            hidden_paths=(),
             sandbox_uid=sandbox_uid,
         )
 
     def _spawn(self, index: int) -> _ContainerWorker:
-        config = SandboxConfig(
-            level=sandbox.CONTAINER, uid=self._uid_base + index, hidden_paths=(), userns=False
-        )
+        config = SandboxConfig(level=sandbox.CONTAINER, uid=self._uid_base + index, userns=False)
         settings = {"sandbox": config.to_json_dict(), "preload": self._preload}
         return _ContainerWorker(index, settings, self._client, self.image, self._container_options)
 

@@ -199,8 +199,9 @@ class ExecutionPool:
             process is still bounded by ``RLIMIT_AS``) or ``"none"`` (rlimits only).
         strict: fork a fresh child for every input instead of one per program.
         preload: modules imported once in each worker, so programs get them for free.
-        hidden_paths: folders replaced by an empty tmpfs in the sandbox (the Python installation
-            stays visible).
+        exposed_paths: host folders or files programs may read besides the minimal root (the
+            Python installation, this package, the system's libraries), bound read-only at
+            the same path.
         sandbox_uid: first uid of the range used for programs when running as root.
 
     Example:
@@ -216,7 +217,7 @@ class ExecutionPool:
         isolation: str = sandbox.FULL,
         strict: bool = False,
         preload: Sequence[str] = DEFAULT_PRELOAD,
-        hidden_paths: Sequence[str] = sandbox.DEFAULT_HIDDEN_PATHS,
+        exposed_paths: Sequence[str] = (),
         sandbox_uid: int | None = None,
     ) -> None:
         if isolation not in sandbox.LEVELS:
@@ -228,7 +229,7 @@ class ExecutionPool:
         self.strict = strict
         self._isolation = isolation
         self._preload = list(preload)
-        self._hidden = tuple(hidden_paths)
+        self._exposed = tuple(exposed_paths)
         self._uid_base = sandbox_uid if sandbox_uid is not None else 60000 + (os.getpid() * 37) % 4000
         self._lock = threading.Lock()
         self._workers: list[_Worker] = []
@@ -244,8 +245,7 @@ class ExecutionPool:
         config = SandboxConfig(
             level=self._isolation,
             uid=self._uid_base + index,
-            hidden_paths=self._hidden,
-            exposed_paths=sandbox.python_runtime_paths(),
+            exposed_paths=self._exposed,
         )
         cgroup = None
         if self._isolation == sandbox.FULL:

@@ -1,8 +1,8 @@
 """OS isolation for untrusted programs, set up in three places.
 
 * ``isolate_worker`` runs once in each fresh worker process: private mount, network, IPC and UTS
-  namespaces (no network device but a downed loopback), home directories hidden behind empty
-  tmpfs with the Python installation bound back in, and the whole tree read-only.
+  namespaces (no network device but a downed loopback) and a minimal root: a new, read-only
+  root holding only what a program needs (``RootPlan``), entered with ``pivot_root``.
 * ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``, an empty
   capability bounding set and locked securebits, which every forked program inherits.
 * ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked
@@ -18,6 +18,7 @@ Isolation comes from the kernel, never from hiding Python names.
 
 from __future__ import annotations
 
+import errno
 import functools
 import os
 import resource
@@ -25,6 +26,7 @@ import shutil
 import site
 import sys
 import tempfile
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
 from nemo_code_rl.engine import syscalls
@@ -38,9 +40,32 @@ LEVELS = (FULL, NAMESPACES, NONE, CONTAINER)
 USER_LEVELS = (FULL, NAMESPACES, NONE)  # what callers choose; ``container`` is the Docker pool's own
 NAMESPACED = (FULL, NAMESPACES)  # levels where the worker makes its own namespaces
 SUPERVISED = (FULL, NAMESPACES, CONTAINER)  # levels where the template is the init of the programs
-DEFAULT_HIDDEN_PATHS = ("/root", "/home")
 WORKDIR = "/tmp"
-_SHM = "/dev/shm"
+_PRIVATE = (WORKDIR, "/dev/shm")  # the writable folders: a fresh tmpfs each for every program
+
+# What the minimal root shows of the host besides the Python installation (see ``RootPlan``):
+# the system's programs and shared libraries, and the few /etc files the dynamic loader and the
+# C library read. Debian's /lib, /bin, /sbin are symlinks into /usr: they are recreated as such.
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+HOST_ETC_PATHS = (
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+    "/etc/localtime",
+    "/etc/alternatives",
+)
+DEVICES = ("null", "zero", "full", "random", "urandom")
+_DEVICE_LINKS = (
+    ("fd", "/proc/self/fd"),
+    ("stdin", "/proc/self/fd/0"),
+    ("stdout", "/proc/self/fd/1"),
+    ("stderr", "/proc/self/fd/2"),
+)
+_PROJECT_MARKERS = ("pyproject.toml", "setup.py", "setup.cfg", ".git")
+# The host folder the new root is built over: its tmpfs becomes the root at the first pivot,
+# which uncovers the host's folder again, so a Python installation in it stays reachable.
+_STAGE = "/tmp"
+_SCRATCH_TMPFS = "mode=0755,size=1m"
 
 
 class IsolationUnavailable(RuntimeError):
@@ -49,36 +74,195 @@ class IsolationUnavailable(RuntimeError):
 
 @dataclass(frozen=True)
 class SandboxConfig:
-    """How a worker isolates the programs it runs; travels to the worker as JSON."""
+    """How a worker isolates the programs it runs; travels to the worker as JSON.
+
+    ``exposed_paths`` are host folders or files a caller wants programs to read (a judge's data,
+    a model file), bound read-only into the minimal root at the same path.
+    """
 
     level: str = FULL
     uid: int = 60000
-    hidden_paths: tuple[str, ...] = DEFAULT_HIDDEN_PATHS
     exposed_paths: tuple[str, ...] = ()
     userns: bool = field(default_factory=lambda: os.geteuid() != 0)
 
     def __post_init__(self) -> None:
         if self.level not in LEVELS:
             raise ValueError(f"isolation must be one of {LEVELS}, got {self.level!r}")
+        for path in self.exposed_paths:
+            if not os.path.isabs(path) or not os.path.exists(path):
+                raise ValueError(f"exposed_paths must name existing absolute paths, got {path!r}")
+            real = os.path.realpath(path)
+            if real == "/" or real == "/proc" or real.startswith("/proc/"):
+                raise ValueError(f"exposed_paths cannot expose the whole root or /proc, got {path!r}")
 
     def to_json_dict(self) -> dict:
         return asdict(self)
 
 
 def python_runtime_paths() -> tuple[str, ...]:
-    """Folders the sandboxed interpreter must still read: its prefixes, site-packages and this package.
+    """What this interpreter reads at run time: its prefixes, executable, every ``sys.path`` folder
+    and the ``LD_LIBRARY_PATH`` folders its extensions may load libraries from.
 
-    Nothing else of the caller's ``sys.path`` (its script folder, its project) is made visible.
+    ``.pth`` files add folders (a venv reaching another one's site-packages): they are installations
+    and are kept whole. The folder holding this package is kept only if it is not a project
+    checkout (an editable install, the pool's boot line): of a checkout only the package folder
+    is kept, so its tests, data and ``.git`` stay out. ``''`` (the worker's cwd) is not kept.
     """
-    candidates = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, *site.getsitepackages()}
-    candidates.add(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
-    real = sorted({os.path.realpath(p) for p in candidates if os.path.isdir(p)})
-    return tuple(p for p in real if not any(p != q and p.startswith(q + os.sep) for q in real))
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    checkout = os.path.realpath(os.path.dirname(package))
+    is_checkout = any(os.path.lexists(os.path.join(checkout, m)) for m in _PROJECT_MARKERS)
+    wanted = [sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix, sys.executable]
+    wanted += [*site.getsitepackages(), package]
+    on_path = [p for p in sys.path if os.path.isabs(p)]
+    wanted += [p for p in on_path if not (is_checkout and os.path.realpath(p) == checkout)]
+    wanted += [p for p in os.environ.get("LD_LIBRARY_PATH", "").split(":") if os.path.isabs(p)]
+    return tuple(p for p in dict.fromkeys(wanted) if os.path.exists(p) and os.path.realpath(p) != "/")
+
+
+def _resolve(path: str, links: dict[str, str], depth: int = 0) -> str:
+    """The real path of ``path``, recording in ``links`` each symlink met on the way to it."""
+    if depth > 40:
+        raise OSError(errno.ELOOP, f"too many levels of symbolic links under {path}")
+    real = "/"
+    for part in path.split("/"):
+        if part in ("", "."):
+            continue
+        if part == "..":
+            real = os.path.dirname(real)
+            continue
+        step = os.path.join(real, part)
+        if os.path.islink(step):
+            links[step] = os.readlink(step)
+            real = _resolve(os.path.join(real, links[step]), links, depth + 1)
+        else:
+            real = step
+    return real
+
+
+@dataclass(frozen=True)
+class RootPlan:
+    """The host paths a minimal root binds read-only (at their own paths), and the symlinks leading there.
+
+    Every wanted path is resolved on the host: its real folder or file is bound (only the outermost
+    of nested ones), and each symlink on the way (``/lib -> usr/lib``, a venv's ``bin/python``, a
+    symlinked home) is recreated in the new root, so the path works there as it is written.
+    """
+
+    binds: tuple[str, ...]
+    links: tuple[tuple[str, str], ...]
+
+    @classmethod
+    def for_worker(cls, exposed: Sequence[str]) -> RootPlan:
+        links: dict[str, str] = {}
+        wanted = [p for p in (*SYSTEM_PATHS, *HOST_ETC_PATHS) if os.path.lexists(p)]
+        wanted += [*python_runtime_paths(), *exposed]
+        real = [r for r in (_resolve(p, links) for p in wanted) if os.path.exists(r) and r != "/"]
+        binds = _outermost(real)
+        kept = [(p, t) for p, t in sorted(links.items()) if not any(p.startswith(b + "/") for b in binds)]
+        return cls(tuple(binds), tuple(kept))
+
+
+def _outermost(paths: list[str]) -> list[str]:
+    unique = sorted(set(paths), key=len)
+    return [p for i, p in enumerate(unique) if not any(p.startswith(q.rstrip("/") + "/") for q in unique[:i])]
 
 
 def _write(path: str, text: str) -> None:
     with open(path, "w") as handle:
         handle.write(text)
+
+
+def _mount_point(path: str, like: str) -> None:
+    """An empty folder or file at ``path`` to bind ``like`` (a folder or a file) on."""
+    if os.path.isdir(like):
+        os.makedirs(path, exist_ok=True)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
+
+
+def _identity_files(config: SandboxConfig) -> dict[str, str]:
+    """/etc files written for the sandbox instead of the host's: its own users only, looked up in files.
+
+    The host's user and group lists say nothing a program needs; the sandbox uid gets a name, so
+    ``getpass.getuser()`` works.
+    """
+    users = ["root:x:0:0:root:/root:/usr/sbin/nologin"]
+    groups = ["root:x:0:"]
+    if not config.userns:
+        users.append(f"sandbox:x:{config.uid}:{config.uid}:sandbox:/tmp:/usr/sbin/nologin")
+        groups.append(f"sandbox:x:{config.uid}:")
+    users.append("nobody:x:65534:65534:nobody:/nonexistent:/usr/sbin/nologin")
+    groups.append("nogroup:x:65534:")
+    return {
+        "/etc/passwd": "\n".join(users) + "\n",
+        "/etc/group": "\n".join(groups) + "\n",
+        "/etc/nsswitch.conf": "passwd: files\ngroup: files\nshadow: files\nhosts: files\n",
+    }
+
+
+def _populate(root: str, host: str, plan: RootPlan, config: SandboxConfig) -> None:
+    """Fill the empty ``root``: a minimal /dev, /proc, the plan's binds and links, /etc identity files.
+
+    ``host`` is where the host's root is mounted now. Binds are recursive, so that mounts below a
+    bound folder come along (a user namespace refuses to bind a folder without them). /dev comes
+    first, so that an installation under the host's /dev/shm (like one under /tmp) lands below
+    the mount point of the private folder, where ``Workdir`` finds it.
+    """
+    rec_bind = syscalls.MS_BIND | syscalls.MS_REC
+    dev = root + "/dev"
+    os.makedirs(dev)
+    syscalls.mount("tmpfs", dev, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NOEXEC, "mode=0755,size=64k")
+    for name in DEVICES:
+        _mount_point(f"{dev}/{name}", f"{host}/dev/{name}")
+        syscalls.mount(f"{host}/dev/{name}", f"{dev}/{name}", None, syscalls.MS_BIND)
+    for name, target in _DEVICE_LINKS:
+        os.symlink(target, f"{dev}/{name}")
+    for private in _PRIVATE:
+        os.makedirs(root + private)  # Workdir mounts a private tmpfs here for each program
+    # The PID-namespace init mounts a fresh proc here. In a user namespace the kernel allows that
+    # only where a fully visible proc is already mounted in the mount namespace: the host's, below.
+    os.makedirs(root + "/proc")
+    syscalls.mount(host + "/proc", root + "/proc", None, rec_bind)
+    for path in plan.binds:
+        _mount_point(root + path, host + path)
+        syscalls.mount(host + path, root + path, None, rec_bind)
+    for path, target in plan.links:
+        os.makedirs(os.path.dirname(root + path), exist_ok=True)
+        os.symlink(target, root + path)
+    for path, text in _identity_files(config).items():
+        if not any(path.startswith(b + "/") for b in plan.binds):
+            os.makedirs(os.path.dirname(root + path), exist_ok=True)
+            _write(root + path, text)
+
+
+def _enter_minimal_root(config: SandboxConfig) -> RootPlan:
+    """Build the minimal root and make it this mount namespace's root; the host's root is detached.
+
+    Two pivots, as bubblewrap does: first into a scratch tmpfs that holds the new root and the
+    host's root side by side (so the host's folders, ``/tmp`` included, are reachable to bind),
+    then into the new root, after which nothing of the host's tree is left in the namespace.
+    """
+    plan = RootPlan.for_worker(config.exposed_paths)  # resolved in the host's view
+    umask = os.umask(0o022)  # the sandbox uid must traverse every folder made here
+    try:
+        syscalls.mount("tmpfs", _STAGE, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, _SCRATCH_TMPFS)
+        for name in ("host", "root"):
+            os.mkdir(f"{_STAGE}/{name}")
+        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV
+        syscalls.mount("tmpfs", f"{_STAGE}/root", "tmpfs", flags, _SCRATCH_TMPFS)
+        os.chdir(_STAGE)
+        syscalls.pivot_root(".", "host")
+        os.chdir("/")
+        _populate("/root", "/host", plan, config)
+        syscalls.umount("/host")
+        os.chdir("/root")
+        syscalls.pivot_root(".", ".")
+        syscalls.umount(".")
+        os.chdir("/")
+    finally:
+        os.umask(umask)
+    return plan
 
 
 def _enter_user_namespace() -> None:
@@ -87,68 +271,6 @@ def _enter_user_namespace() -> None:
     _write("/proc/self/setgroups", "deny")
     _write("/proc/self/uid_map", f"0 {uid} 1")
     _write("/proc/self/gid_map", f"0 {gid} 1")
-
-
-def _hide_paths(hidden: tuple[str, ...], exposed: tuple[str, ...]) -> None:
-    """Cover each hidden folder with an empty tmpfs, binding back the exposed folders inside it.
-
-    The exposed folders are first bound to a staging tmpfs, because once their parent is covered
-    they can no longer be reached by path.
-    """
-    covered = _outermost([h for h in hidden if os.path.isdir(h)] + _untraversable_ancestors(exposed))
-    if not covered:
-        return
-    base = _staging_point(covered + list(exposed))
-    stage = os.path.join(base, ".nemo-code-rl-stage")
-    syscalls.mount("tmpfs", base, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
-    os.mkdir(stage)
-    staged: list[tuple[str, str]] = []
-    for index, path in enumerate(exposed):
-        if any(path == h or path.startswith(h.rstrip("/") + "/") for h in covered):
-            slot = os.path.join(stage, str(index))
-            os.mkdir(slot)
-            syscalls.mount(path, slot, None, syscalls.MS_BIND | syscalls.MS_REC)
-            staged.append((slot, path))
-    for path in covered:
-        syscalls.mount("tmpfs", path, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, "mode=0755,size=1m")
-    for slot, path in staged:
-        os.makedirs(path, mode=0o755, exist_ok=True)
-        syscalls.mount(slot, path, None, syscalls.MS_BIND | syscalls.MS_REC)
-        syscalls.umount(slot)
-    syscalls.umount(base)
-
-
-def _staging_point(keep: list[str]) -> str:
-    """A folder to mount a scratch tmpfs on without covering anything in ``keep``."""
-    for candidate in ("/mnt", "/media", "/srv", "/opt", "/var/tmp", "/tmp", "/run"):
-        inside = [
-            p
-            for p in keep
-            if p == candidate or p.startswith(candidate + "/") or candidate.startswith(p + "/")
-        ]
-        if os.path.isdir(candidate) and not inside:
-            return candidate
-    raise OSError(f"no folder to stage bind mounts in: every candidate holds one of {keep}")
-
-
-def _untraversable_ancestors(paths: tuple[str, ...]) -> list[str]:
-    """Folders above ``paths`` that other users cannot enter (a 0700 home, a private CI folder).
-
-    Hiding them and binding ``paths`` back is what lets the sandbox user reach the interpreter.
-    """
-    found = []
-    for path in paths:
-        parent = os.path.dirname(path)
-        while parent not in ("/", ""):
-            if not os.stat(parent).st_mode & 0o001:
-                found.append(parent)
-            parent = os.path.dirname(parent)
-    return found
-
-
-def _outermost(paths: list[str]) -> list[str]:
-    unique = sorted(set(paths), key=len)
-    return [p for i, p in enumerate(unique) if not any(p.startswith(q.rstrip("/") + "/") for q in unique[:i])]
 
 
 def _remount_each_read_only() -> None:
@@ -187,8 +309,8 @@ def isolate_worker(config: SandboxConfig) -> dict:
         )
         step = "private mount propagation"
         syscalls.mount(None, "/", None, syscalls.MS_REC | syscalls.MS_PRIVATE)
-        step = "hiding home directories"
-        _hide_paths(config.hidden_paths, config.exposed_paths)
+        step = "minimal root"
+        plan = _enter_minimal_root(config)
         step = "read-only root"
         try:
             syscalls.make_tree_read_only("/")
@@ -203,7 +325,10 @@ def isolate_worker(config: SandboxConfig) -> dict:
         "level": config.level,
         "identity": identity,
         "namespaces": ["user"] * config.userns + ["mount", "network", "ipc", "uts", "pid"],
-        "hidden_paths": [p for p in config.hidden_paths if os.path.isdir(p)],
+        "root": "minimal",
+        "bound": list(plan.binds),
+        "devices": list(DEVICES),
+        "writable": list(_PRIVATE),
     }
 
 
@@ -234,17 +359,25 @@ def prepare_init(config: SandboxConfig) -> None:
 
 
 class Workdir:
-    """The private /tmp (and /dev/shm) of executions: one tmpfs per worker, emptied after each.
+    """The private /tmp and /dev/shm of executions: a fresh tmpfs each, for every program.
 
     Only one execution runs in a worker at a time, and every process of the previous one is dead
-    before the next starts, so an emptied tmpfs is as private as a new one, and cheaper. In a
-    container the tmpfs is the container's own (sized when it was created; RLIMIT_FSIZE still
-    bounds each file), handed to the sandbox uid once.
+    before the next starts; replacing the tmpfs costs one unmount and one mount, whatever the
+    program left there (a deep tree, a full tmpfs). A Python installation under the host's /tmp
+    or /dev/shm was bound into the minimal root below the private folder's mount point: each fresh
+    tmpfs gets it back, read-only, as a mount point a program can neither remove nor rename.
+
+    The process that forks programs must be in the new /tmp (``open`` and ``close`` move this
+    process there): a cwd in the previous tmpfs would keep it alive, detached.
+
+    In a container the tmpfs is the container's own (sized when it was created; RLIMIT_FSIZE
+    still bounds each file), handed to the sandbox uid once and emptied after each execution.
     """
 
     def __init__(self, config: SandboxConfig) -> None:
         self.config = config
         self.size = 0
+        self._installed: list[tuple[str, int]] = []  # (path, O_PATH descriptor of what is bound there)
 
     def open(self, limits: Limits) -> str:
         if self.config.level == NONE:
@@ -257,30 +390,42 @@ class Workdir:
                 self.size = limits.file_bytes
             return WORKDIR
         if self.size != limits.file_bytes:
-            owner = 0 if self.config.userns else self.config.uid
-            options = f"mode=0700,uid={owner},gid={owner},size={limits.file_bytes}"
-            flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | (syscalls.MS_REMOUNT if self.size else 0)
-            for path in self._paths():
-                syscalls.mount("tmpfs", path, "tmpfs", flags, options)
-            self.size = limits.file_bytes
-            os.chdir(WORKDIR)  # every child starts there, in the new tmpfs
+            self._fresh(limits.file_bytes)
         return WORKDIR
 
     def close(self, path: str) -> None:
         if self.config.level == NONE:
             shutil.rmtree(path, ignore_errors=True)
-            return
-        for folder in self._paths():
-            with os.scandir(folder) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
+        elif self.config.level == CONTAINER:
+            for folder in [p for p in _PRIVATE if os.path.isdir(p)]:
+                with os.scandir(folder) as entries:
+                    for entry in entries:
+                        if entry.is_dir(follow_symlinks=False):
+                            shutil.rmtree(entry.path, ignore_errors=True)
+                        else:
+                            os.unlink(entry.path)
+        else:
+            self._fresh(self.size)
 
-    @staticmethod
-    def _paths() -> list[str]:
-        return [WORKDIR] + [_SHM] * os.path.isdir(_SHM)
+    def _fresh(self, size: int) -> None:
+        if self.size:
+            for folder in _PRIVATE:
+                syscalls.umount(folder)
+        else:  # the first time, the folders are the minimal root's: they hold only bound installations
+            self._installed = [
+                (os.path.join(folder, name), os.open(os.path.join(folder, name), os.O_PATH | os.O_CLOEXEC))
+                for folder in _PRIVATE
+                for name in sorted(os.listdir(folder))
+            ]
+        owner = 0 if self.config.userns else self.config.uid
+        options = f"mode=0700,uid={owner},gid={owner},size={size}"
+        for folder in _PRIVATE:
+            syscalls.mount("tmpfs", folder, "tmpfs", syscalls.MS_NOSUID | syscalls.MS_NODEV, options)
+        for path, handle in self._installed:
+            _mount_point(path, f"/proc/self/fd/{handle}")
+            syscalls.mount(f"/proc/self/fd/{handle}", path, None, syscalls.MS_BIND | syscalls.MS_REC)
+        self.size = size
+        os.chdir(WORKDIR)  # every child starts there, in the new tmpfs
 
 
 @functools.lru_cache(maxsize=64)

@@ -44,6 +44,8 @@ SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED = 1 << 7
 _AT_FDCWD = -100
 _AT_RECURSIVE = 0x8000
 _SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added after the syscall unification)
+# pivot_root predates the unification and glibc has no wrapper: its number per machine (uname -m).
+_SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
 _MOUNT_ATTR_RDONLY = 0x1
 _MOUNT_ATTR_NOSUID = 0x2
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
@@ -80,6 +82,19 @@ def mount(
 
 def umount(target: str, flags: int = MNT_DETACH) -> None:
     _check(_libc.umount2(_b(target), flags), f"umount {target}")
+
+
+def pivot_root(new_root: str, put_old: str) -> None:
+    """Make ``new_root`` the root mount of this mount namespace and move the old root to ``put_old``."""
+    machine = os.uname().machine
+    if machine not in _SYS_PIVOT_ROOT:
+        raise OSError(f"pivot_root: no system call number known for the {machine} architecture")
+    result = _libc.syscall(
+        ctypes.c_long(_SYS_PIVOT_ROOT[machine]),
+        ctypes.c_char_p(os.fsencode(new_root)),
+        ctypes.c_char_p(os.fsencode(put_old)),
+    )
+    _check(result, f"pivot_root {new_root}")
 
 
 def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> int:

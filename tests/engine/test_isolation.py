@@ -35,7 +35,7 @@ def test_remounting_writable_is_refused(pool):
         "MS_REMOUNT, MS_BIND = 32, 4096\n"
         "print(libc.mount(None, b'/', None, MS_REMOUNT, None), ctypes.get_errno())\n"
         "print(libc.mount(None, b'/usr', None, MS_REMOUNT | MS_BIND, None), ctypes.get_errno())\n"
-        "print(libc.umount2(b'/root', 2), ctypes.get_errno())\n"
+        "print(libc.umount2(b'/usr', 2), ctypes.get_errno())\n"
         "try:\n    open('/usr/after-remount', 'w')\nexcept OSError:\n    print('still read-only')"
     )
     assert stdout_of(pool, source).splitlines() == ["-1 1", "-1 1", "-1 1", "still read-only"]
@@ -54,10 +54,10 @@ def test_host_process_environ_is_unreachable(pool):
     assert stdout_of(pool, source).startswith("hidden")
 
 
-def test_home_directories_are_hidden(pool):
+def test_home_directories_are_absent(pool):
     assert (
-        stdout_of(pool, "import os\nprint(os.listdir('/home'), os.path.exists('/root/.bash_history'))")
-        == "[] False\n"
+        stdout_of(pool, "import os\nprint(os.path.exists('/home'), os.path.exists('/root/.bash_history'))")
+        == "False False\n"
     )
 
 

@@ -59,6 +59,16 @@ def test_executions_cannot_see_each_others_files(docker_pool):
     probes.assert_executions_cannot_see_each_others_files(docker_pool)
 
 
+def test_datasets_planted_on_the_host_cannot_be_found(docker_pool):
+    with probes.public_folders() as folders:
+        probes.assert_planted_datasets_cannot_be_found(docker_pool, folders)
+
+
+def test_host_unix_sockets_and_fifos_are_unreachable(docker_pool):
+    with probes.public_folders() as folders:
+        probes.assert_host_sockets_and_fifos_are_unreachable(docker_pool, folders)
+
+
 def test_secrets_of_the_parent_are_invisible(client, monkeypatch):
     probes.assert_secrets_of_the_parent_are_invisible(
         lambda: DockerExecutionPool(workers=1, limits=TEST_LIMITS, image=IMAGE, client=client), monkeypatch
