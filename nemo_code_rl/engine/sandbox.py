@@ -5,7 +5,7 @@
   root holding only what a program needs (``RootPlan``), entered with ``pivot_root``.
 * ``prepare_init`` runs once in the worker's PID-namespace init: a private ``/proc``, an empty
   capability bounding set and locked securebits, which every forked program inherits.
-* ``rlimits`` (computed in the fork server) and ``drop_privileges`` apply in each forked
+* ``rlimits`` (computed in the supervisor) and ``drop_privileges`` apply in each forked
   program: rlimits, then an unprivileged identity with no capabilities.
 
 The ``container`` level is for a worker that is the init of a locked-down container (see
@@ -367,8 +367,9 @@ class Workdir:
     or /dev/shm was bound into the minimal root below the private folder's mount point: each fresh
     tmpfs gets it back, read-only, as a mount point a program can neither remove nor rename.
 
-    The process that forks programs must be in the new /tmp (``open`` and ``close`` move this
-    process there): a cwd in the previous tmpfs would keep it alive, detached.
+    The template, which forks programs, does this between programs (``open`` and ``close`` move it
+    into the new /tmp: a cwd in the previous tmpfs would keep it alive, detached); it is in the
+    programs' PID namespace, so ``/proc/self`` is its own.
 
     In a container the tmpfs is the container's own (sized when it was created; RLIMIT_FSIZE
     still bounds each file), handed to the sandbox uid once and emptied after each execution.
@@ -379,7 +380,7 @@ class Workdir:
         self.size = 0
         self._installed: list[tuple[str, int]] = []  # (path, O_PATH descriptor of what is bound there)
 
-    def open(self, limits: Limits) -> str:
+    def open(self, file_bytes: int) -> str:
         if self.config.level == NONE:
             return tempfile.mkdtemp(prefix="nemo-code-rl-")
         if self.config.level == CONTAINER:
@@ -387,10 +388,10 @@ class Workdir:
                 os.chown(WORKDIR, self.config.uid, self.config.uid)
                 os.chmod(WORKDIR, 0o700)
                 os.chdir(WORKDIR)
-                self.size = limits.file_bytes
+                self.size = file_bytes
             return WORKDIR
-        if self.size != limits.file_bytes:
-            self._fresh(limits.file_bytes)
+        if self.size != file_bytes:
+            self._fresh(file_bytes)
         return WORKDIR
 
     def close(self, path: str) -> None:
@@ -430,10 +431,10 @@ class Workdir:
 
 @functools.lru_cache(maxsize=64)
 def rlimits(limits: Limits, cpu_budget_s: int) -> list[tuple[int, tuple[int, int]]]:
-    """The rlimits of a program's child, computed once in the fork server (within its hard limits).
+    """The rlimits of a program's child, computed once in the supervisor (within its hard limits).
 
     The per-input CPU soft limit is then moved by the runner; ``RLIMIT_CORE`` is 0 already, set
-    by the fork server for itself and inherited.
+    by the template for itself and inherited.
     """
     wanted = (
         (resource.RLIMIT_AS, limits.memory_bytes),

@@ -75,8 +75,8 @@ class _Chain:
     ``S``, carrying input ``i + 1``'s memfd.
     """
 
-    def __init__(self, job: dict, start: int, stop: int, workdir: str, link: _PoolLink) -> None:
-        self.job, self.start, self.stop, self.workdir, self.link = job, start, stop, workdir, link
+    def __init__(self, job: dict, start: int, stop: int, link: _PoolLink) -> None:
+        self.job, self.start, self.stop, self.link = job, start, stop, link
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
         self.index = start
@@ -101,7 +101,7 @@ class _Chain:
             "stop": self.stop,
             "cpu_limit_s": self.limits.cpu_limit_s,
             "rlimits": rlimits,
-            "workdir": self.workdir,
+            "file_bytes": self.limits.file_bytes,
         }
         cgroup = self.link.cgroup
         procs: list[int] = []
@@ -429,7 +429,7 @@ def _memfd(data: bytes) -> int:
     return fd
 
 
-def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
+def execute(job: dict, link: _PoolLink) -> list[dict]:
     """Run one program on all its inputs; one result dict per input, in order.
 
     The program is compiled here, once; a program that does not compile is never forked. The
@@ -437,7 +437,6 @@ def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
     private inputs each go into a memfd of their own, which the child receives only when that
     input starts (``_Chain``), so no child can read an input ahead of time.
     """
-    limits: Limits = job["limits"]
     if job.get("private"):
         job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
@@ -451,10 +450,9 @@ def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
         index = 0
         while index < count:
             stop = index + 1 if job["strict"] else count
-            path = workdir.open(limits)
             try:
                 while index < stop:
-                    chain = _Chain(job, index, stop, path, link)
+                    chain = _Chain(job, index, stop, link)
                     index = chain.run()
                     results.update(chain.results)
                     if chain.cancelled:
@@ -463,7 +461,7 @@ def execute(job: dict, link: _PoolLink, workdir: sandbox.Workdir) -> list[dict]:
                         )
                         return [results.get(i, not_run) for i in range(count)]
             finally:
-                workdir.close(path)
+                link.template.clean()
     finally:
         for fd in [*job.get("stdin_fds", ()), job.get("payload", -1)]:
             if fd >= 0:
@@ -479,10 +477,9 @@ def serve(
 ) -> None:
     """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies)."""
     link = _PoolLink(template_handle, cgroup)
-    workdir = sandbox.Workdir(config)
     link.send(handshake)
     while True:
         job = link.next_job()
         if job is None:
             return
-        link.send({"id": job["id"], "results": execute(job, link, workdir)})
+        link.send({"id": job["id"], "results": execute(job, link)})

@@ -104,7 +104,7 @@ def _preload(modules: list[str]) -> tuple[list[str], list[str]]:
     return loaded, missing
 
 
-def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig) -> None:
+def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -> None:
     """In the forked child: take its descriptors, isolate, become unprivileged, run the program."""
     control = socket.socket(fileno=fds["control"])
     try:
@@ -126,9 +126,9 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig) -> None:
         os.closerange(3, keep[0])
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 1 << 16)
-        os.chdir(spec["workdir"])
+        os.chdir(workdir)
         os.environ.clear()
-        os.environ.update(program_env(spec["workdir"]))
+        os.environ.update(program_env(workdir))
         for kind, values in spec["rlimits"]:
             resource.setrlimit(kind, tuple(values))
         sandbox.drop_privileges(config)
@@ -216,7 +216,7 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
     loaded, missing = _preload(preload)
     runner.prepare()
     send(sock, json.dumps({"preloaded": loaded, "not_importable": missing}).encode())
-    child = 0
+    child, workdir, path = 0, sandbox.Workdir(config), None
     while True:
         message, fds = receive(sock)
         if not message:
@@ -224,12 +224,14 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
         kind, _, rest = message.partition(b" ")
         if kind == b"S":
             spec = json.loads(rest)
+            if path is None:
+                path = workdir.open(spec["file_bytes"])
             named: dict = dict(zip(SPAWN_FDS, fds, strict=False))
             named["cgroup"] = fds[len(SPAWN_FDS) :]
             child = os.fork()
             if child == 0:
                 sock.close()
-                _child(spec, named, config)
+                _child(spec, named, config, path)
             for fd in fds:
                 os.close(fd)
             pidfd = os.pidfd_open(child)
@@ -238,6 +240,11 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
         elif kind == b"E":
             send(sock, b"R " + json.dumps(_end(child, config)).encode())
             child = 0
+        elif kind == b"C":
+            if path is not None:
+                workdir.close(path)
+                path = None
+            send(sock, b"K")
 
 
 class TemplateHandle:
@@ -263,6 +270,13 @@ class TemplateHandle:
         if message != b"P" or len(received) != 1:
             raise RuntimeError("the template process did not fork the program")
         return received[0]
+
+    def clean(self) -> None:
+        """After a program's last child: its private /tmp and /dev/shm go (see ``sandbox.Workdir``)."""
+        send(self.sock, b"C")
+        message, _ = receive(self.sock)
+        if message != b"K":
+            raise RuntimeError("the template process did not clean the work directory")
 
     def end(self) -> dict:
         """After the child exited: its status, CPU time and peak memory, once nothing it left runs."""
