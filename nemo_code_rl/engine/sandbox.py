@@ -22,8 +22,8 @@ import errno
 import functools
 import os
 import resource
-import shutil
 import site
+import subprocess
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -41,6 +41,7 @@ USER_LEVELS = (FULL, NAMESPACES, NONE)  # what callers choose; ``container`` is 
 NAMESPACED = (FULL, NAMESPACES)  # levels where the worker makes its own namespaces
 SUPERVISED = (FULL, NAMESPACES, CONTAINER)  # levels where the template is the init of the programs
 WORKDIR = "/tmp"
+_EMPTYING_TIMEOUT_S = 10.0
 _PRIVATE = (WORKDIR, "/dev/shm")  # the writable folders: a fresh tmpfs each for every program
 
 # What the minimal root shows of the host besides the Python installation (see ``RootPlan``):
@@ -395,16 +396,13 @@ class Workdir:
         return WORKDIR
 
     def close(self, path: str) -> None:
+        """Empty the program's folders; raises ``OSError`` when that cannot be done in time."""
         if self.config.level == NONE:
-            shutil.rmtree(path, ignore_errors=True)
+            _empty_folder(path)
+            os.rmdir(path)
         elif self.config.level == CONTAINER:
             for folder in [p for p in _PRIVATE if os.path.isdir(p)]:
-                with os.scandir(folder) as entries:
-                    for entry in entries:
-                        if entry.is_dir(follow_symlinks=False):
-                            shutil.rmtree(entry.path, ignore_errors=True)
-                        else:
-                            os.unlink(entry.path)
+                _empty_folder(folder, self.config.uid)
         else:
             self._fresh(self.size)
 
@@ -427,6 +425,29 @@ class Workdir:
             syscalls.mount(f"/proc/self/fd/{handle}", path, None, syscalls.MS_BIND | syscalls.MS_REC)
         self.size = size
         os.chdir(WORKDIR)  # every child starts there, in the new tmpfs
+
+
+def _empty_folder(folder: str, uid: int | None = None) -> None:
+    """Remove everything in ``folder``, however deep, in bounded time (where no fresh tmpfs can be
+    mounted): Python's own tree walks recurse, and a program can nest folders past any stack.
+
+    ``find`` runs as ``uid``, the program's owner of what is there: the template's capabilities do
+    not survive an exec (its bounding set is empty).
+    """
+    if not os.listdir(folder):
+        return
+    try:
+        subprocess.run(
+            ["find", folder, "-mindepth", "1", "-delete"],
+            check=True,
+            capture_output=True,
+            timeout=_EMPTYING_TIMEOUT_S,
+            user=uid,
+            group=uid,
+            extra_groups=[] if uid is not None else None,
+        )
+    except (subprocess.SubprocessError, OSError) as exc:
+        raise OSError(f"could not empty {folder}: {exc}") from exc
 
 
 @functools.lru_cache(maxsize=64)

@@ -389,6 +389,7 @@ class _PoolLink:
         self.fd = 0
         self.template = template_handle
         self.cgroup = cgroup
+        self.usable = True  # False once the template could not clean up after a program
         self.devnull = os.open(os.devnull, os.O_RDONLY)
         self._reader = wire.FrameReader()
         self._frames: list[dict] = []
@@ -461,7 +462,7 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
                         )
                         return [results.get(i, not_run) for i in range(count)]
             finally:
-                link.template.clean()
+                link.usable = link.template.clean()
     finally:
         for fd in [*job.get("stdin_fds", ()), job.get("payload", -1)]:
             if fd >= 0:
@@ -483,3 +484,5 @@ def serve(
         if job is None:
             return
         link.send({"id": job["id"], "results": execute(job, link)})
+        if not link.usable:  # the results stand; the pool replaces this worker
+            return

@@ -241,9 +241,13 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
             send(sock, b"R " + json.dumps(_end(child, config)).encode())
             child = 0
         elif kind == b"C":
-            if path is not None:
-                workdir.close(path)
-                path = None
+            try:
+                if path is not None:
+                    workdir.close(path)
+            except OSError as exc:  # the program's results stand; this worker is done
+                send(sock, b"F " + str(exc).encode()[:1000])
+                return
+            path = None
             send(sock, b"K")
 
 
@@ -271,12 +275,19 @@ class TemplateHandle:
             raise RuntimeError("the template process did not fork the program")
         return received[0]
 
-    def clean(self) -> None:
-        """After a program's last child: its private /tmp and /dev/shm go (see ``sandbox.Workdir``)."""
-        send(self.sock, b"C")
-        message, _ = receive(self.sock)
-        if message != b"K":
-            raise RuntimeError("the template process did not clean the work directory")
+    def clean(self) -> bool:
+        """After a program's last child: its private /tmp and /dev/shm go (see ``sandbox.Workdir``).
+
+        False when that failed: the template has then ended, and the worker must be replaced.
+        """
+        try:
+            send(self.sock, b"C")
+            message, _ = receive(self.sock)
+        except OSError as exc:
+            message = f"F {exc}".encode()
+        if message != b"K":  # the pool's log shows why this worker is replaced
+            sys.stderr.write(f"execution worker: {message[2:].decode(errors='replace') or 'template gone'}\n")
+        return message == b"K"
 
     def end(self) -> dict:
         """After the child exited: its status, CPU time and peak memory, once nothing it left runs."""

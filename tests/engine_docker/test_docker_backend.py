@@ -212,3 +212,18 @@ def test_control_channel_attacks_are_the_programs_fault(docker_pool):
 
 def test_sysv_ipc_dies_with_the_program(docker_pool):
     probes.assert_sysv_ipc_dies_with_the_program(docker_pool)
+
+
+def test_a_deep_tree_in_tmp_is_the_programs_and_is_gone_before_the_next(docker_pool):
+    """Python's tree walks recurse: a 3,000-deep tree must neither crash the worker nor survive."""
+    deep = (
+        "import os\nfor _ in range(3000):\n    os.mkdir('d')\n    os.chdir('d')\n"
+        "open('leaf', 'w').write('x')\nprint('deep')"
+    )
+    look = "import os\nprint(os.listdir('/tmp'), os.listdir('/dev/shm'))"
+    containers = list(docker_pool.container_ids)
+    for _ in range(docker_pool.size):
+        assert stdout_of(docker_pool, deep) == "deep\n"
+    for _ in range(docker_pool.size):
+        assert stdout_of(docker_pool, look) == "[] []\n"
+    assert list(docker_pool.container_ids) == containers
