@@ -200,7 +200,10 @@ def compare_values(
     Lists and tuples are the same (JSON has no tuples); dicts match when their keys and values do;
     numbers follow Python equality (``1 == 1.0 == True``, as LiveCodeBench's ``==`` does), with
     ``NaN`` equal to ``NaN`` (NeMo Gym also accepts equal ``json.dumps``); any other type pair must
-    be equal values of the same type. Only plain data is compared, never a foreign ``__eq__``.
+    be equal values of the same type. Only plain data is compared, never a foreign ``__eq__``: the
+    codec has already turned exact NumPy scalars into builtin numbers and a ``defaultdict`` into a
+    dict; a ``Counter`` or ``OrderedDict`` compares as the dict it is (as their ``==`` with a dict
+    does), and a ``deque`` equals no list (``deque([1]) == [1]`` is false in Python too).
 
     >>> compare_values([1, [2.0, "a"]], (1, (2, "a"))).passed
     True

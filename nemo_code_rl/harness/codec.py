@@ -61,13 +61,16 @@ class NotPlainData(TypeError):
 def _numpy_scalar(kind):
     """The builtin type a NumPy scalar of exactly ``kind`` converts to, else ``None``.
 
-    NumPy is never imported here: a value can only be a NumPy scalar where NumPy is loaded.
+    NumPy is never imported here: a value can only be a NumPy scalar where NumPy is loaded. Types
+    are found by NumPy's own names (``numpy.bool_`` is ``numpy.bool`` in NumPy 2) and compared with ``is``.
     """
     numpy = sys.modules.get("numpy")
-    if numpy is None or kind.__module__ != "numpy":
+    if numpy is None:
         return None
-    builtin = _NUMPY_SCALARS.get(kind.__name__)
-    return builtin if builtin is not None and getattr(numpy, kind.__name__, None) is kind else None
+    for name, builtin in _NUMPY_SCALARS.items():
+        if getattr(numpy, name, None) is kind:
+            return builtin
+    return None
 
 
 def to_plain(value, depth=0, handle=None):

@@ -103,7 +103,7 @@ def _judge_call(
         return Judgement(Verdict.WRONG_ANSWER, "the function returned no value")
     try:
         actual = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :])
-    except (ValueError, codec.NotPlainData) as exc:
+    except codec.NotPlainData as exc:
         return Judgement(Verdict.WRONG_ANSWER, f"unreadable return value: {exc}")
     expected = json.loads(problem.outputs[test])
     outcome = compare_values(actual, expected, values)
@@ -154,7 +154,10 @@ def judge_checker(result: ExecutionResult, stdout: str) -> Judgement:
             Verdict.WRONG_ANSWER, f"the checker failed: {result.error or result.verdict.value}", stdout
         )
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
-    verdict = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :]) if lines else None
+    try:
+        verdict = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :]) if lines else None
+    except codec.NotPlainData:
+        verdict = None
     if verdict is True:
         return Judgement(Verdict.PASSED, "accepted by the checker", stdout)
     return Judgement(Verdict.WRONG_ANSWER, "rejected by the checker", stdout)
