@@ -150,6 +150,7 @@ def _operations():
         "repr": repr,
         "iter": iter,
         "next": next,
+        "instancecheck": lambda cls, value: isinstance(value, cls),
         "eq": operator.eq,
         "ne": operator.ne,
         "lt": operator.lt,
@@ -215,18 +216,24 @@ class CandidateSyntaxError(CandidateError):
     """The candidate's code does not compile."""
 
 
-def _candidate_errors():
-    """Errors of the candidate's that keep their builtin kind, so that a test's ``except ValueError``
-    and Python's own protocols (``hasattr``, length hints) treat them as they would the original."""
+_KEPT_ERRORS = frozenset(
+    (
+        *("TypeError", "ValueError", "AttributeError", "KeyError", "IndexError", "LookupError"),
+        *("ZeroDivisionError", "OverflowError", "ArithmeticError", "NotImplementedError", "RuntimeError"),
+        "RecursionError",
+    )
+)
+
+
+def _candidate_error(kind):
+    """The error to raise for a candidate's error of builtin ``kind``: it keeps that kind where it is
+    one of ``_KEPT_ERRORS``, so that a test's ``except ValueError`` and Python's own protocols
+    (``hasattr``, length hints) treat it as they would the original. Made on first use (rare)."""
     import builtins
 
-    kinds = ("TypeError", "ValueError", "AttributeError", "KeyError", "IndexError", "LookupError")
-    kinds += ("ZeroDivisionError", "OverflowError", "ArithmeticError", "NotImplementedError", "RuntimeError")
-    kinds += ("RecursionError",)
-    return {kind: type(f"Candidate{kind}", (CandidateError, getattr(builtins, kind)), {}) for kind in kinds}
-
-
-_CANDIDATE_ERRORS = _candidate_errors()
+    if kind not in _KEPT_ERRORS:
+        return CandidateError
+    return type(f"Candidate{kind}", (CandidateError, getattr(builtins, kind)), {})
 
 
 class _Link:
@@ -253,21 +260,21 @@ class _Link:
             self.sock, json.dumps([operation, number, *(to_plain(a, handle=self._number) for a in arguments)])
         )
         reply = _receive(self.sock)
-        what = f"{self.names[number]}()" if number in self.names else "a candidate object"
+        what = self.names.get(number, "a candidate object")
         if reply is None:
-            raise CandidateError(f"the candidate process ended during a request to {what}")
+            raise CandidateError(f"the candidate process ended during {operation} on {what}")
         try:
             reply = json.loads(reply)
         except (ValueError, RecursionError):
             reply = None
         if type(reply) is not dict:
-            raise CandidateError(f"malformed reply from the candidate process to a request to {what}")
+            raise CandidateError(f"malformed reply from the candidate process to {operation} on {what}")
         if "error" in reply:
             error = str(reply["error"])
             text = (
-                f"{what} raised {error}" if operation == "call" else f"{operation} on {what} raised {error}"
+                f"{what}() raised {error}" if operation == "call" else f"{operation} on {what} raised {error}"
             )
-            raise _CANDIDATE_ERRORS.get(error.split(":", 1)[0], CandidateError)(text)
+            raise _candidate_error(error.split(":", 1)[0])(text)
         return reply
 
     def value(self, reply):
@@ -283,13 +290,14 @@ _NAMED_ATTRIBUTES = frozenset({"__name__", "__qualname__", "__doc__", "__module_
 class Handle:
     """An object of the candidate's that the tests hold: it lives, and runs, in the candidate server.
 
-    Calls, attributes, items, ``len``, ``bool``, ``hash``, ``str``, ``repr`` and iteration are asked
-    of the server; what comes back is exact plain data or another handle. A handle compared with a
-    handle is compared by the candidate's own operator (both sides are the candidate's). A handle
-    compared with anything else is first converted to exact plain data, and compared in the driver:
-    the candidate never sees the value it is compared with, so its ``__eq__`` cannot accept it; an
-    object that is not plain data equals no plain value. Protocol probes (dunder attributes such as
-    NumPy's ``__array_interface__``) are never forwarded, and a handle cannot be copied or pickled.
+    Calls, attributes, items, ``len``, ``bool``, ``hash``, ``str``, ``repr``, iteration and
+    ``isinstance(x, handle)`` are asked of the server (arithmetic is not supported); what comes back
+    is exact plain data or another handle. A handle compared with a handle is compared by the
+    candidate's own operator (both sides are the candidate's). A handle compared with anything else
+    is first converted to exact plain data, and compared in the driver: the candidate never sees the
+    value it is compared with, so its ``__eq__`` cannot accept it; an object that is not plain data
+    equals no plain value. Protocol probes (dunder attributes such as NumPy's
+    ``__array_interface__``) are never forwarded, and a handle cannot be copied or pickled.
     """
 
     __slots__ = ("_nemo_code_rl_link", "_nemo_code_rl_number")
@@ -302,8 +310,8 @@ class Handle:
         link = self._nemo_code_rl_link
         return link.value(link.ask(operation, self._nemo_code_rl_number, *arguments))
 
-    def _exact(self, operation, kind):
-        value = self._ask(operation)
+    def _exact(self, operation, kind, *arguments):
+        value = self._ask(operation, *arguments)
         if type(value) is not kind:
             raise CandidateError(
                 f"{operation}() of a candidate object gave {type(value).__name__}, not {kind.__name__}"
@@ -384,6 +392,9 @@ class Handle:
 
     def __ge__(self, other):
         return self._compare("ge", other)
+
+    def __instancecheck__(self, value):
+        return self._exact("instancecheck", bool, value)
 
     def __reduce_ex__(self, protocol):
         raise TypeError("an object of the candidate's cannot be copied or pickled in the test process")

@@ -95,11 +95,12 @@ def test_objects_travel_both_ways_keep_identity_and_answer_attribute_reads(verif
             "node = reverse(head)\nwhile node.next is not None:\n    node = node.next\nassert node.val == 1",
             "assert hasattr(head, 'val') and not hasattr(head, 'missing')",
             "assert [n.val for n in [head, head.next]] == [1, 2] and head.next.next.next is None",
+            "assert isinstance(head, ListNode) and not isinstance(head.val, ListNode)",
         ],
         setup="head = ListNode(1, ListNode(2, ListNode(3)))",
         code=LINKED_LIST,
     )
-    assert verdicts(verifier, problem, [LINKED_LIST]) == [["passed"] * 5]
+    assert verdicts(verifier, problem, [LINKED_LIST]) == [["passed"] * 6]
 
 
 def test_generators_iterators_and_methods_of_returned_objects(verifier):
