@@ -307,4 +307,17 @@ def _show_value(value: Any) -> str:
     try:
         return _truncate(json.dumps(value))
     except (TypeError, ValueError):
-        return _truncate(repr(value))
+        return _truncate(value_repr(value))
+
+
+def value_repr(value: Any) -> str:
+    """``repr`` of a decoded value that never raises: an int past Python's limit on printed digits
+    (a program may return ``10**5000``) makes the value show as too large instead.
+
+    >>> value_repr([1, 10**5000])
+    '<list holding an int too large to print>'
+    """
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<{type(value).__name__} holding an int too large to print>"

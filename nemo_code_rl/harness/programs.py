@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig, compare, compare_values
+from nemo_code_rl.comparison import (
+    ComparisonConfig,
+    ValueComparisonConfig,
+    compare,
+    compare_values,
+    value_repr,
+)
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.harness import assert_driver, call_driver, codec
 from nemo_code_rl.problems import Problem
@@ -108,7 +114,7 @@ def _judge_call(
     expected = json.loads(problem.outputs[test])
     outcome = compare_values(actual, expected, values)
     return Judgement(
-        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, repr(actual)[:1000]
+        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, value_repr(actual)[:1000]
     )
 
 

@@ -153,6 +153,13 @@ def test_a_forged_result_line_is_a_wrong_answer_not_a_crash(verifier, forgery):
     assert result.tests[0].verdict in ("wrong_answer", "runtime_error")
 
 
+@pytest.mark.parametrize("value", ["10**5000", "[1, -(10**5000)]", "{'k': (10**5000,)}", "{10**5000: 1}"])
+def test_ints_too_long_to_print_are_a_wrong_answer_not_a_crash(verifier, value):
+    problem = call_problem([1], [1])
+    result = verifier.verify_batch([(problem, fenced(f"def f(x):\n    return {value}"))])[0]
+    assert result.tests[0].verdict == "wrong_answer" and not result.infra_fault
+
+
 ASSERT_CASES = {
     "numpy.int64": (
         ["assert f(3) == 6", "assert f(3) in [6]", "assert {f(3): 1} == {6: 1}"],
