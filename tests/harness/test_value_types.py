@@ -130,7 +130,7 @@ def test_call_based_deque_and_arrays_fail_as_their_equality_does(verifier):
 
 
 FORGED_RESULTS = {
-    "nested 100,000 deep": "[" * 100_000 + "]" * 100_000,
+    "nested 3,000 deep": "[" * 3_000 + "]" * 3_000,
     "an unhashable dict key": json.dumps({"t": "dict", "v": [[[1], 2]]}),
     "an unhashable set member": json.dumps({"t": "set", "v": [[1]]}),
     "a complex made of lists": json.dumps({"t": "complex", "v": [[1], 2]}),
@@ -150,7 +150,7 @@ def test_a_forged_result_line_is_a_wrong_answer_not_a_crash(verifier, forgery):
     problem = call_problem([1], [1])
     result = verifier.verify_batch([(problem, fenced(code))])[0]
     assert result.passed is False and not result.infra_fault
-    assert result.tests[0].verdict in ("wrong_answer", "runtime_error")
+    assert result.tests[0].verdict in ("wrong_answer", "runtime_error", "output_limit")
 
 
 @pytest.mark.parametrize("value", ["10**5000", "[1, -(10**5000)]", "{'k': (10**5000,)}", "{10**5000: 1}"])
