@@ -200,7 +200,10 @@ def compare_values(
     Lists and tuples are the same (JSON has no tuples); dicts match when their keys and values do;
     numbers follow Python equality (``1 == 1.0 == True``, as LiveCodeBench's ``==`` does), with
     ``NaN`` equal to ``NaN`` (NeMo Gym also accepts equal ``json.dumps``); any other type pair must
-    be equal values of the same type. Only plain data is compared, never a foreign ``__eq__``.
+    be equal values of the same type. Only plain data is compared, never a foreign ``__eq__``: the
+    codec has already turned exact NumPy scalars into builtin numbers and a ``defaultdict`` into a
+    dict; a ``Counter`` or ``OrderedDict`` compares as the dict it is (as their ``==`` with a dict
+    does), and a ``deque`` equals no list (``deque([1]) == [1]`` is false in Python too).
 
     >>> compare_values([1, [2.0, "a"]], (1, (2, "a"))).passed
     True
@@ -304,4 +307,17 @@ def _show_value(value: Any) -> str:
     try:
         return _truncate(json.dumps(value))
     except (TypeError, ValueError):
-        return _truncate(repr(value))
+        return _truncate(value_repr(value))
+
+
+def value_repr(value: Any) -> str:
+    """``repr`` of a decoded value that never raises: an int past Python's limit on printed digits
+    (a program may return ``10**5000``) makes the value show as too large instead.
+
+    >>> value_repr([1, 10**5000])
+    '<list holding an int too large to print>'
+    """
+    try:
+        return repr(value)
+    except ValueError:
+        return f"<{type(value).__name__} holding an int too large to print>"

@@ -13,7 +13,13 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig, compare, compare_values
+from nemo_code_rl.comparison import (
+    ComparisonConfig,
+    ValueComparisonConfig,
+    compare,
+    compare_values,
+    value_repr,
+)
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.harness import assert_driver, call_driver, codec
 from nemo_code_rl.problems import Problem
@@ -103,12 +109,12 @@ def _judge_call(
         return Judgement(Verdict.WRONG_ANSWER, "the function returned no value")
     try:
         actual = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :])
-    except (ValueError, codec.NotPlainData) as exc:
+    except codec.NotPlainData as exc:
         return Judgement(Verdict.WRONG_ANSWER, f"unreadable return value: {exc}")
     expected = json.loads(problem.outputs[test])
     outcome = compare_values(actual, expected, values)
     return Judgement(
-        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, repr(actual)[:1000]
+        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, value_repr(actual)[:1000]
     )
 
 
@@ -154,7 +160,10 @@ def judge_checker(result: ExecutionResult, stdout: str) -> Judgement:
             Verdict.WRONG_ANSWER, f"the checker failed: {result.error or result.verdict.value}", stdout
         )
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
-    verdict = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :]) if lines else None
+    try:
+        verdict = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :]) if lines else None
+    except codec.NotPlainData:
+        verdict = None
     if verdict is True:
         return Judgement(Verdict.PASSED, "accepted by the checker", stdout)
     return Judgement(Verdict.WRONG_ANSWER, "rejected by the checker", stdout)
