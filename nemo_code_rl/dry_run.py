@@ -617,10 +617,8 @@ def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
         origin = f"{min(limit, len(problems))} of the {len(problems)} problems in {source}"
         problems = problems[:limit]
     elif (reason := hub_unavailable()) is None:
-        import datasets
-
-        stream = datasets.load_dataset(source, settings.subset, split=settings.split, streaming=True)
-        problems = load_problems(list(islice(stream, limit)), id_field=settings.id_field)
+        rows = hub_head(source, settings.subset, settings.split, limit)
+        problems = load_problems(rows, id_field=settings.id_field)
         origin = f"the first {len(problems)} problems of {source} (split {settings.split}) on the hub"
     else:
         sample = packaged_config_dir() / SAMPLE_PATH
@@ -632,6 +630,22 @@ def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
         for row, problem in zip(rows, problems, strict=True)
     ]
     return samples, origin
+
+
+def hub_head(dataset_id: str, subset: str | None, split: str, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` rows of a hub dataset's split, streamed: a dataset kept in one file per
+    split (``processors.loading.SPLIT_FILES``) is read from that file alone, as training reads it."""
+    from nemo_code_rl.processors.loading import split_file
+
+    filename = split_file(dataset_id, split)
+    if filename is not None:
+        from huggingface_hub import HfFileSystem
+
+        with HfFileSystem().open(f"datasets/{dataset_id}/{filename}", "r", encoding="utf-8") as handle:
+            return [json.loads(line) for line in islice(handle, limit)]
+    import datasets
+
+    return list(islice(datasets.load_dataset(dataset_id, subset, split=split, streaming=True), limit))
 
 
 def arc_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
