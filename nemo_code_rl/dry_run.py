@@ -32,7 +32,7 @@ import json
 import os
 import re
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
@@ -77,6 +77,8 @@ NEMO_RL_DATASETS = tuple(
     "OpenR1-Math-220k refcoco squad tulu3_sft_mixture gsm8k Nemotron-Cascade-2-SFT-Math openai_format "
     "NemoGymDataset ResponseDataset".split()
 )
+ASYNC_BACKENDS = ("vllm", "megatron", "trtllm", "dynamo")
+"""Generation backends NeMo RL's ``async_grpo_train`` accepts @ 7ea279a."""
 _HUB_ID = re.compile(r"^[\w.\-]+/[\w.\-]+$")
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")
 
@@ -167,17 +169,21 @@ def names_for_checks() -> tuple[Names, str | None]:
     return (names, None) if names is not None else (builtin_names(), reason)
 
 
-def added_key_findings(config_name: str, overrides: list[str]) -> list[Finding]:
+def added_key_findings(
+    config_name: str, overrides: list[str], reported: Sequence[Finding] = ()
+) -> list[Finding]:
     """``+a.b=...`` / ``++a.b=...`` overrides that add a key next to one it nearly spells.
 
     Adding a key is allowed (``+``), so ``+grpo.max_num_step=5`` loads; NeMo RL would ignore the new
     key and keep ``grpo.max_num_steps``. Checked against the config itself, so it needs no NeMo RL.
+    A key inside a section an error of ``reported`` already names (our strict sections) is left to it.
     """
+    errors = [f"{f.where}." for f in reported if f.level == "error"]
     _, base = load_resolved(config_name, [])
     findings = []
     for override in overrides:
         key = override.lstrip("+").partition("=")[0]
-        if not override.startswith("+") or not key:
+        if not override.startswith("+") or not key or any(key.startswith(where) for where in errors):
             continue
         *parents, leaf = key.split(".")
         node: Any = base
@@ -545,7 +551,7 @@ def _async(config: Mapping[str, Any]) -> Iterator[Finding]:
     if not _get(config, "grpo.async_grpo.enabled", False):
         return
     backend = _get(config, "policy.generation.backend", "vllm")
-    if backend not in ("vllm", "megatron", "trtllm", "dynamo"):
+    if backend not in ASYNC_BACKENDS:
         yield Finding("error", "policy.generation.backend", f"async GRPO does not support {backend!r}")
     if backend == "vllm":
         if not _get(config, "policy.generation.vllm_cfg.async_engine", False):
@@ -834,7 +840,7 @@ class DryRun:
             f"NeMo RL registries: {registration if names else 'not importable here (' + registration + ')'}"
         )
         self.findings.extend(check_config(self.config, names or builtin_names()))
-        self.findings.extend(added_key_findings(str(self.path), self.overrides))
+        self.findings.extend(added_key_findings(str(self.path), self.overrides, self.findings))
         schema, schema_skipped = schema_findings(self.config)
         self.findings.extend(schema)
         if schema_skipped is not None:
@@ -981,9 +987,10 @@ class DryRun:
         try:
             environment = resolve(component.environment).__ray_actor_class__(section)
         except Exception as error:  # the sandbox may be unavailable on this host only
-            from nemo_code_rl.sandbox_probe import probe
+            from nemo_code_rl.sandbox_probe import environments_problem
 
-            cause = probe(str(section.get("isolation") or "full")) or f"{type(error).__name__}: {error}"
+            level = str(section.get("isolation") or "full")
+            cause = environments_problem(level, [name]) or f"{type(error).__name__}: {error}"
             self._skip(f"env.{name}", f"could not start here: {cause}")
             return
         try:

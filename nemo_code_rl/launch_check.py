@@ -75,7 +75,8 @@ def check_launch(
         names, unavailable = names_for_checks()
     except ValueError as error:
         raise ConfigError(str(error)) from error
-    findings = [*check_config(config, names), *added_key_findings(config_name, list(overrides))]
+    findings = check_config(config, names)
+    findings += added_key_findings(config_name, list(overrides), findings)
     schema, schema_skipped = schema_findings(config)
     findings += schema
     errors = [str(f) for f in findings if f.level == "error"]

@@ -49,16 +49,19 @@ def sandbox_problems(config: Mapping[str, Any]) -> list[str]:
         names = by_level.setdefault(str(section.get("isolation") or FULL), [])
         if name not in names:
             names.append(name)
-    problems = []
-    for level, names in by_level.items():
-        problem = probe(level)
-        if problem is not None:
-            settings = ", ".join(f"env.{name}.isolation=none" for name in names)
-            problems.append(
-                f"{problem}. Run where the kernel allows it, or lower the sandbox with {settings} "
-                "(programs then run with resource limits only, unisolated)"
-            )
-    return problems
+    return [problem for level, names in by_level.items() if (problem := environments_problem(level, names))]
+
+
+def environments_problem(level: str, names: list[str]) -> str | None:
+    """``probe(level)`` for the environments ``names``, with the setting that works without isolation."""
+    problem = probe(level)
+    if problem is None:
+        return None
+    settings = ", ".join(f"env.{name}.isolation=none" for name in names)
+    return (
+        f"{problem}. Run where the kernel allows it, or lower the sandbox with {settings} "
+        "(programs then run with resource limits only, unisolated)"
+    )
 
 
 def probe(isolation: str) -> str | None:
