@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import abc
 import json
-import logging
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -53,8 +52,6 @@ from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, v
 from nemo_code_rl.environments.metrics_log import MetricsLog
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy
-
-logger = logging.getLogger(__name__)
 
 
 class Verdict(Protocol):
