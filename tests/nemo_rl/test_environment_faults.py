@@ -21,7 +21,8 @@ HALF_RIGHT = "print(3)"  # passes the first of the two tests
 
 
 def _lost_step(env: UnitTestEnvironment, log: list[dict], info: dict):
-    """``step`` while every sandbox worker is killed twice: the program ends ``worker_lost``."""
+    """``step`` while every sandbox worker is killed twice: the program ends ``worker_lost`` (or, on a
+    loaded host where a replacement is killed while it starts, the engine call fails: also a fault)."""
     killer = kill_workers_later(env._verifier.pool, rounds=2, delay=1.0)  # the test reaches the pool
     try:
         return env.step([log], [info])
@@ -45,7 +46,7 @@ def test_one_sample_steps_give_a_lost_sample_its_groups_level(tmp_path) -> None:
 
     assert rewards == [1.0, 0.0]
     assert lost.rewards.tolist() == [0.5]  # the old per-step mean gave 0: no judged peer in the step
-    assert lost.metadata[0]["result"]["infra_fault"] is True and lost.terminateds.tolist() == [True]
+    assert lost.terminateds.tolist() == [True]
     assert metrics["infra_faults"] == 1.0 and metrics["faults/neutral_from_problem"] == 1.0
     assert '"infra_faults": 1.0' in (tmp_path / "env_metrics.jsonl").read_text().splitlines()[-1]
 
@@ -72,14 +73,15 @@ def test_a_faulted_second_turn_keeps_the_first_turns_reward(tokenizer_config) ->
 
     assert second.rewards.tolist() == [0.0]  # a change of 0: the episode keeps 0.5 (the old code: -0.5)
     assert second.metadata[0]["episode_reward"] == 0.5 and second.terminateds.tolist() == [True]
-    assert second.metadata[0]["result"]["infra_fault"] is True
 
 
 def test_too_many_faults_raise_from_step_and_the_environment_goes_on() -> None:
     env = UnitTestEnvironment({"workers": 1, "timeout_s": 10.0, "faults": {"window": 1, "max_fault_rate": 0}})
     info = env_info_for_problem(sum_problem())
     try:
-        with pytest.raises(InfrastructureFaultError, match="100% of the last 1 samples.*worker_lost"):
+        with pytest.raises(
+            InfrastructureFaultError, match="100% of the last 1 samples were infrastructure faults"
+        ):
             _lost_step(env, conversation(SLEEPY), info)
         after = env.step([conversation(answer(CORRECT_SUM))], [info])
     finally:
