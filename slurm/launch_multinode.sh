@@ -12,6 +12,12 @@
 # the head is up. COMMAND, run on the head once every node has joined, starts the trainer with
 # the cluster size set to the allocation.
 #
+# Before anything is submitted (also with PRINT_ONLY=1), the pre-flight runs the dry run's checks
+# on this node for this shape (python -m nemo_code_rl.launch_check): a misspelled override or a
+# shape NeMo RL cannot place fails here in seconds, not after the allocation. It also fits
+# non-colocated generation to the shape (whole nodes on several nodes, half of them; half the GPUs
+# on one node) where the config's own placement does not fit, and adds those overrides.
+#
 # Environment (flags win over the variables they mirror):
 #   CONTAINER      (required) NeMo RL container image
 #   NEMO_RL_DIR    NeMo RL checkout holding ray.sub; or RAY_SUB, the path of ray.sub itself
@@ -27,6 +33,9 @@
 #   PIP_ARGS       extra install arguments, e.g. "--no-deps --no-build-isolation" on offline nodes
 #   DEDICATED_RAY_HEAD=1  ray.sub keeps the first node GPU-free: the trainer gets one node less
 #   PRINT_ONLY=1   print the submission instead of running it
+#   PYTHON         the Python that runs the pre-flight on this node (default python3); it needs this
+#                  package and omegaconf: $PYTHON -m pip install -e REPO omegaconf
+#   PREFLIGHT=0    skip the pre-flight (the trainer still checks the config when it starts)
 # Other ray.sub variables (BASE_LOG_DIR, HF_HOME, HF_TOKEN, WANDB_API_KEY, ...) and sbatch's own
 # SBATCH_* input variables pass through the environment.
 set -euo pipefail
@@ -72,6 +81,8 @@ JOB_NAME=${JOB_NAME:-nemo-code-rl}
 PIP_ARGS=${PIP_ARGS:-}
 DEDICATED_RAY_HEAD=${DEDICATED_RAY_HEAD:-0}
 PRINT_ONLY=${PRINT_ONLY:-0}
+PYTHON=${PYTHON:-python3}
+PREFLIGHT=${PREFLIGHT:-1}
 
 while (($#)); do
     case $1 in
@@ -103,12 +114,26 @@ if [[ "$DEDICATED_RAY_HEAD" == 1 ]]; then
     TRAIN_NODES=$((NUM_NODES - 1))
 fi
 
+# The pre-flight: the dry run's checks for this shape; it prints the overrides the trainer gets.
+if [[ "$PREFLIGHT" == 1 ]]; then
+    if ! (cd "$REPO" && "$PYTHON" -c 'import nemo_code_rl.launch_check' >/dev/null 2>&1); then
+        die "the pre-flight needs this package and omegaconf in $PYTHON: $PYTHON -m pip install -e $REPO omegaconf (or PYTHON=... a Python that has them; PREFLIGHT=0 skips the pre-flight)"
+    fi
+    if ! added=$(cd "$REPO" && "$PYTHON" -m nemo_code_rl.launch_check --config "$CONFIG" \
+        --nodes "$TRAIN_NODES" --gpus-per-node "$GPUS_PER_NODE" -- "$@"); then
+        echo "launch_multinode.sh: the pre-flight rejected this run (see above); nothing was submitted" >&2
+        exit 1
+    fi
+    mapfile -t shape <<<"$added"
+else
+    shape=("cluster.num_nodes=$TRAIN_NODES" "cluster.gpus_per_node=$GPUS_PER_NODE")
+fi
+
 # uv first: NeMo RL's container keeps its environment with uv, which may leave pip out.
 read -r -a pip_args <<<"$PIP_ARGS"
 install=$(join_quoted "${pip_args[@]}" -e "$REPO")
 SETUP_COMMAND="if command -v uv >/dev/null 2>&1; then uv pip install --python \"\$(command -v python)\" $install; else python -m pip install $install; fi"
-COMMAND="cd $(quote "$REPO") && $(join_quoted python -m nemo_code_rl.run --config "$CONFIG" \
-    "cluster.num_nodes=$TRAIN_NODES" "cluster.gpus_per_node=$GPUS_PER_NODE" "$@")"
+COMMAND="cd $(quote "$REPO") && $(join_quoted python -m nemo_code_rl.run --config "$CONFIG" "$@" "${shape[@]}")"
 
 submit=(sbatch --nodes="$NUM_NODES" --account="$ACCOUNT" --partition="$PARTITION"
     --time="$WALLTIME" --job-name="$JOB_NAME")

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine.limits import check_seconds
+from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
 
 # Keys Gym itself puts in a resources server's config node (run-time and catalogue metadata).
@@ -208,6 +209,8 @@ class ServerOptions(BaseModel):
             server's working directory (Gym starts it in the server's folder).
         verifier: ``VerifierConfig`` keys (comparison tolerance, reward mode, early exit, ...).
             Extraction defaults to ``gym`` mode, ``code_gen``'s.
+        faults: ``FaultPolicyConfig`` keys (``nemo_code_rl.fault_policy``): the neutral reward's
+            memory and the fault rate above which ``/verify`` answers 503.
     """
 
     num_processes: int | None = Field(default=None, ge=1)
@@ -217,6 +220,13 @@ class ServerOptions(BaseModel):
     max_concurrent_requests: int = Field(default=256, ge=1)
     checkers_dir: str | None = None
     verifier: dict[str, Any] = Field(default_factory=dict)
+    faults: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("faults")
+    @classmethod
+    def _fault_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
+        FaultPolicyConfig.from_dict(value)
+        return value
 
     @field_validator("verifier")
     @classmethod

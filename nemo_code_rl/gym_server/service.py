@@ -4,6 +4,13 @@ Verification blocks, so it runs in a thread pool off the event loop; the request
 meet in one ``BatchCoalescer``, which hands everything queued to a single ``verify_batch``: the
 engine's workers share one batch instead of each request running alone, and the pool, not a
 semaphore, bounds the work in flight.
+
+Infrastructure faults follow the package's one policy (``nemo_code_rl.fault_policy``): a failed
+engine call is retried once; a row the sandbox could not judge gets a neutral reward from its
+problem's recent judged rows (a request holds one row, so the current call alone has no peers)
+and is flagged for Gym's failures file; once more than ``faults.max_fault_rate`` of recent rows
+faulted, ``/verify`` answers 503 with the cause. A call lost twice is a 503 too (counted as a
+fault): there is no verification to answer with, and Gym's client retries it.
 """
 
 from __future__ import annotations
@@ -16,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from nemo_code_rl.environments.coalescer import BatchCoalescer
+from nemo_code_rl.fault_policy import Attempt, FaultPolicy, InfrastructureFaultError
 from nemo_code_rl.gym_server.models import ServerOptions
 from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.problems import ID_FIELDS, Problem, parse_problem
@@ -46,6 +54,7 @@ class VerificationService:
         self._coalescer: BatchCoalescer[tuple[Problem, str], Verification] = BatchCoalescer(
             self._verifier.verify_batch
         )
+        self._faults = FaultPolicy(options.faults)
         self._executor = ThreadPoolExecutor(
             max_workers=options.max_concurrent_requests, thread_name_prefix="gym-verify"
         )
@@ -54,28 +63,41 @@ class VerificationService:
         """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).
 
         Raises ``ProblemFormatError`` when the row's tests cannot be read, and
-        ``VerificationUnavailable`` when the engine fails the batch.
+        ``VerificationUnavailable`` when the engine failed the call twice or too many recent rows
+        could not be judged (the fault policy's bound).
         """
         problem = problem_from_request(request)
         output_text = response_output_text(request["response"])
         loop = asyncio.get_running_loop()
+        verified, cause = await loop.run_in_executor(
+            self._executor, self._faults.verify, self._coalescer.submit, [(problem, output_text)]
+        )
+        verification = verified[0] if verified is not None else None
+        reward = verification.reward if verification is not None else None
+        default_cause = f"{problem.id}: the sandbox lost the program twice (worker_lost)"
+        settlement = self._faults.settle([Attempt(problem.id, reward, cause=cause or default_cause)])
+        if verification is None:
+            raise VerificationUnavailable(cause)
         try:
-            [verification] = await loop.run_in_executor(
-                self._executor, self._coalescer.submit, [(problem, output_text)]
-            )
-        except Exception as error:
-            raise VerificationUnavailable(f"verification failed: {type(error).__name__}: {error}") from error
+            settlement.raise_if_failed()
+        except InfrastructureFaultError as error:
+            raise VerificationUnavailable(str(error)) from error
         violation = has_reasoning_format_violation(request["response"], output_text)
-        return self._details(request, verification, output_text, violation)
+        return self._details(request, verification, settlement.rewards[0], output_text, violation)
 
     def _details(
-        self, request: Mapping[str, Any], verification: Verification, output_text: str, violation: bool
+        self,
+        request: Mapping[str, Any],
+        verification: Verification,
+        reward: float,
+        output_text: str,
+        violation: bool,
     ) -> dict[str, Any]:
-        reward = verification.reward
+        """The response fields; ``reward`` is the judged one, or the fault policy's for a fault."""
         if violation and not verification.infra_fault:
             reward = self.options.reasoning_format_penalty
         details: dict[str, Any] = {
-            "reward": 0.0 if reward is None else reward,
+            "reward": reward,
             "extracted_model_output": output_text if output_text.strip() else None,
             "extracted_model_code": verification.code,
             "result": lcb_result(verification) if verification.format_ok else None,

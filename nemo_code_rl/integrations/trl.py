@@ -12,9 +12,12 @@ JSON text); any row the NeMo RL processors accept works too, as long as it does 
 ``prompt`` column (TRL keeps that one to itself).
 
 A sample that cannot be judged never gets a made-up score. An infrastructure fault (a lost
-sandbox worker) gets the mean reward of the same problem's judged samples in the batch, so its GRPO
-advantage is about 0; a malformed row gets 0 for all of its samples (a uniform group teaches
-nothing) and is logged once with the reason. Both are counted in the metrics.
+sandbox worker, or the whole engine call failing twice) is settled by the package's fault policy
+(``nemo_code_rl.fault_policy``, the ``faults`` argument): a neutral reward from the same problem's
+recent judged samples, this batch's and earlier ones', so its GRPO advantage is about 0; a call
+after which too many recent samples faulted raises ``InfrastructureFaultError``. A malformed row
+gets 0 for all of its samples (a uniform group teaches nothing) and is logged once with the
+reason. Both are counted in the metrics.
 
 Example::
 
@@ -44,7 +47,8 @@ from nemo_code_rl.environments.metrics import (
     verification_metrics,
     verification_outcome,
 )
-from nemo_code_rl.environments.neutral_rewards import neutral_rewards
+from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
+from nemo_code_rl.outcomes import AttemptStatus
 from nemo_code_rl.problems import Problem, ProblemFormatError
 from nemo_code_rl.processors.code_processors import (
     ENCODED_PROBLEM_COLUMN,
@@ -128,9 +132,11 @@ class _EngineReward:
         pool: ExecutionPool | None,
         workers: int | None,
         isolation: str,
+        faults: FaultPolicyConfig | Mapping[str, Any] | None,
         preload: Sequence[str] = DEFAULT_PRELOAD,
     ) -> None:
         self.__name__ = name
+        self.faults = FaultPolicy(faults)
         self._owns_pool = pool is None
         if pool is None:
             pool = ExecutionPool(workers=workers, isolation=isolation, preload=preload)
@@ -178,6 +184,7 @@ class UnitTestReward(_EngineReward):
             test cap, reward mode (``binary``, ``fraction``, ``shaped``).
         name: the name TRL logs the reward and its metrics under.
         pool / workers / isolation: the engine pool to use, or how to start one (this reward owns it).
+        faults: the infrastructure-fault policy's bounds (``FaultPolicyConfig`` or its dict form).
     """
 
     def __init__(
@@ -188,8 +195,9 @@ class UnitTestReward(_EngineReward):
         pool: ExecutionPool | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation)
+        super().__init__(name, pool, workers, isolation, faults)
         if isinstance(config, Mapping):
             config = VerifierConfig.from_dict(config)
         self.verifier = Verifier(config, pool=self.pool)
@@ -199,22 +207,33 @@ class UnitTestReward(_EngineReward):
         texts = [completion_text(c) for c in completions]
         problems = self._problems(sample_rows(len(texts), columns))
         judged = [i for i, problem in enumerate(problems) if problem is not None]
-        checked = self.verifier.verify_batch([(problems[i], texts[i]) for i in judged])
+        checked, cause = self.faults.verify(
+            self.verifier.verify_batch, [(problems[i], texts[i]) for i in judged]
+        )
         verifications: list[Verification | None] = [None] * len(texts)
-        for index, verification in zip(judged, checked, strict=True):
+        for index, verification in zip(judged, checked or [None] * len(judged), strict=True):
             verifications[index] = verification
         ids = [problem.id if problem is not None else None for problem in problems]
-        raw = [v.reward if v is not None else 0.0 for v in verifications]
-        rewards = neutral_rewards(ids, raw)
-        outcomes = [_outcome(v, i, r) for v, i, r in zip(verifications, ids, rewards, strict=True)]
-        metrics = {**verification_metrics(outcomes), **response_metrics(texts)}
+        settlement = self.faults.settle([_attempt(ids[i], verifications[i], cause) for i in judged])
+        rewards = [0.0] * len(texts)
+        for index, reward in zip(judged, settlement.rewards, strict=True):
+            rewards[index] = reward
+        outcomes = [
+            _outcome(v, i, r, lost=n in judged)
+            for n, (v, i, r) in enumerate(zip(verifications, ids, rewards, strict=True))
+        ]
+        metrics = {**verification_metrics(outcomes), **response_metrics(texts), **self.faults.metrics()}
         metrics["reward_wall_s"] = time.perf_counter() - started
         metrics["reward_wall_s_excluding_timeouts"] = metrics["reward_wall_s"] * (
             1.0 - metrics["timeout_lost_fraction"]
         )
         self._report(
-            metrics, [_verdict(v) for v in verifications], columns.get("log_metric"), columns.get("log_extra")
+            metrics,
+            [_verdict(v, lost=n in judged) for n, v in enumerate(verifications)],
+            columns.get("log_metric"),
+            columns.get("log_extra"),
         )
+        settlement.raise_if_failed()
         return rewards
 
     def _problems(self, rows: Sequence[Mapping[str, Any]]) -> list[Problem | None]:
@@ -245,7 +264,7 @@ class ArcProgramReward(_EngineReward):
         config: an ``ArcVerifierConfig`` or its plain-dict form (strict keys): extraction,
             execution (limits, ``input_type``, and ``helper``: a .py file, package folder or
             folder of modules, default our BARC-compatible ``common``), reward mode.
-        name / pool / workers / isolation: as for ``UnitTestReward``.
+        name / pool / workers / isolation / faults: as for ``UnitTestReward``.
     """
 
     def __init__(
@@ -256,8 +275,9 @@ class ArcProgramReward(_EngineReward):
         pool: ExecutionPool | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation, ARC_PRELOAD)
+        super().__init__(name, pool, workers, isolation, faults, ARC_PRELOAD)
         if not isinstance(config, ArcVerifierConfig):
             config = ArcVerifierConfig.from_dict(config)
         self.verifier = ArcVerifier(config, pool=self.pool)
@@ -273,17 +293,27 @@ class ArcProgramReward(_EngineReward):
                 self._warn_bad_row(index, error)
                 data.append(None)
         judged = [i for i, datum in enumerate(data) if datum is not None]
-        checked = dict(
-            zip(judged, self.verifier.verify_batch([(data[i].task, texts[i]) for i in judged]), strict=True)
+        verified, cause = self.faults.verify(
+            self.verifier.verify_batch, [(data[i].task, texts[i]) for i in judged]
         )
+        checked = dict(zip(judged, verified, strict=True)) if verified is not None else {}
         ids = [datum.task.id if datum is not None else None for datum in data]
-        raw = [checked[i].reward if i in checked else 0.0 for i in range(len(texts))]
-        rewards = neutral_rewards(ids, raw)
+        settlement = self.faults.settle([_attempt(ids[i], checked.get(i), cause) for i in judged])
+        rewards = [0.0] * len(texts)
+        for index, reward in zip(judged, settlement.rewards, strict=True):
+            rewards[index] = reward
         metrics = {**arc_metrics([v.outcome() for v in checked.values()]), **response_metrics(texts)}
+        metrics.update(self.faults.metrics())
         metrics["bad_rows"] = float(len(texts) - len(judged))
         metrics["reward_wall_s"] = time.perf_counter() - started
-        verdicts = [_arc_verdict(checked.get(i)) for i in range(len(texts))]
+        verdicts = [
+            _arc_verdict(checked.get(i))
+            if i in checked or i not in judged
+            else AttemptStatus.INFRA_FAULT.value
+            for i in range(len(texts))
+        ]
         self._report(metrics, verdicts, columns.get("log_metric"), columns.get("log_extra"))
+        settlement.raise_if_failed()
         return rewards
 
 
@@ -295,20 +325,29 @@ class _PromptSpec:
         self.prompt = None
 
 
-def _outcome(verification: Verification | None, problem_id: str | None, reward: float) -> SampleOutcome:
+def _attempt(problem_id: str | None, verification: Any, cause: str) -> Attempt:
+    """A judged row's attempt for the fault policy; ``verification`` is ``None`` when the call was lost."""
+    reward = verification.reward if verification is not None else None
+    return Attempt(problem_id, reward, cause=cause or f"{problem_id}: the sandbox lost the program twice")
+
+
+def _outcome(
+    verification: Verification | None, problem_id: str | None, reward: float, *, lost: bool
+) -> SampleOutcome:
+    """The metrics record of a sample; ``lost``: its row was read but the engine call failed."""
     if verification is None:
-        return SampleOutcome(problem_id, passed=None, bad_metadata=True, reward=reward)
+        return SampleOutcome(problem_id, passed=None, infra_fault=lost, bad_metadata=not lost, reward=reward)
     return verification_outcome(verification, reward)
 
 
-def _verdict(verification: Verification | None) -> str:
+def _verdict(verification: Verification | None, *, lost: bool) -> str:
     """One word per sample for TRL's completions table: the first failing test's verdict."""
     if verification is None:
-        return BAD_ROW
+        return AttemptStatus.INFRA_FAULT.value if lost else BAD_ROW
     if not verification.format_ok:
-        return "no_code"
+        return AttemptStatus.NO_CODE.value
     if verification.infra_fault:
-        return "infra_fault"
+        return AttemptStatus.INFRA_FAULT.value
     failing = next((t.verdict for t in verification.tests if t.verdict != "passed"), None)
     return failing or "passed"
 

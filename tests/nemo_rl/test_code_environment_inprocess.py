@@ -21,7 +21,7 @@ def test_docstring_examples() -> None:
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
-def test_a_lost_sandbox_gives_flagged_zero_rewards_not_an_exception() -> None:
+def test_a_lost_sandbox_gives_flagged_neutral_rewards_not_an_exception() -> None:
     env = UnitTestEnvironment({"workers": 1, "timeout_s": 1.0})
     info = env_info_for_problem(sum_problem())
     assert env.step([conversation(answer(CORRECT_SUM))], [info]).rewards.tolist() == [1.0]
@@ -29,7 +29,8 @@ def test_a_lost_sandbox_gives_flagged_zero_rewards_not_an_exception() -> None:
     env.shutdown()  # idempotent
 
     result = env.step([conversation(answer(CORRECT_SUM)), conversation("no code")], [info, "garbage"])
-    assert result.rewards.tolist() == [0.0, 0.0]
+    # the lost sample gets its problem's judged level (1.0 in the step before); bad metadata gets 0
+    assert result.rewards.tolist() == [1.0, 0.0]
     assert result.terminateds.tolist() == [True, True]
     assert "shut down" in result.metadata[0]["result"]["error"]
     assert "must be a dict" in result.metadata[1]["result"]["error"]
