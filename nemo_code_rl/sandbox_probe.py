@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from nemo_code_rl.engine import ExecutionPool, Program, Verdict
-from nemo_code_rl.engine.sandbox import FULL, IsolationUnavailable
+from nemo_code_rl.engine.sandbox import FULL, NAMESPACES, IsolationUnavailable
 from nemo_code_rl.registration import component_named
 
 # The set-up step the sandbox names when it fails (``sandbox.isolate_worker``), and what it needs.
@@ -57,6 +57,12 @@ def environments_problem(level: str, names: list[str]) -> str | None:
     problem = probe(level)
     if problem is None:
         return None
+    if level == FULL and probe(NAMESPACES) is None:
+        settings = ", ".join(f"env.{name}.isolation=namespaces" for name in names)
+        return (
+            f"{problem}. Namespaces work here: set {settings} (the same sandbox without the cgroup "
+            "that bounds the sum of a program's processes; each process keeps its memory limit)"
+        )
     settings = ", ".join(f"env.{name}.isolation=none" for name in names)
     return (
         f"{problem}. Run where the kernel allows it, or lower the sandbox with {settings} "
