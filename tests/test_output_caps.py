@@ -3,21 +3,11 @@ stderr to a few KiB, so one print-loop bug cannot take a scoring run's memory.""
 
 import json
 
-import pytest
-
 from nemo_code_rl import ExecutionPool, Limits, Program, Verdict
 from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import OUTPUT_SLACK_BYTES, Verifier, VerifierConfig
+from nemo_code_rl.verification import OUTPUT_SLACK_BYTES
 
-
-@pytest.fixture(scope="module")
-def verifier():
-    with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
-        yield engine
-
-
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```"
+from .verification_data import fenced
 
 
 def stdio_problem(name: str, inputs: list[str], outputs: list[str]):

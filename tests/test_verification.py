@@ -13,12 +13,6 @@ from nemo_code_rl.verification import Verifier, VerifierConfig
 from .verification_data import humaneval
 
 
-@pytest.fixture(scope="module")
-def verifier():
-    with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
-        yield engine
-
-
 def fenced(code: str) -> str:
     return f"Here is my solution.\n```python\n{code}\n```\n"
 

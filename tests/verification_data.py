@@ -23,3 +23,8 @@ def humaneval_rows() -> tuple[dict, ...]:
 def humaneval() -> tuple[list[Problem], dict[str, str]]:
     rows = humaneval_rows()
     return load_problems(list(rows)), {row["task_id"]: row["canonical_solution"] for row in rows}
+
+
+def fenced(code: str) -> str:
+    """A completion holding ``code`` in a Python block, as models answer."""
+    return f"```python\n{code}\n```\n"

@@ -9,19 +9,9 @@ public ``Verifier`` and the real sandbox.
 import pytest
 
 from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.verification import Verifier
 
-from ..verification_data import humaneval
-
-
-@pytest.fixture(scope="module")
-def verifier():
-    with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
-        yield engine
-
-
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```\n"
+from ..verification_data import fenced, humaneval
 
 
 def mbpp(tests: list[str], setup: str = "", task_id: str = "hand-written") -> object:

@@ -12,17 +12,9 @@ import json
 import pytest
 
 from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.verification import Verifier
 
-
-@pytest.fixture(scope="module")
-def verifier():
-    with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
-        yield engine
-
-
-def fenced(code: str) -> str:
-    return f"```python\n{code}\n```\n"
+from ..verification_data import fenced
 
 
 def call_problem(inputs: list, outputs: list) -> object:
