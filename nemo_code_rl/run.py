@@ -3,6 +3,7 @@
     python -m nemo_code_rl.run --config grpo_code_8gpu.yaml [key=value ...]            # train
     python -m nemo_code_rl.run --config grpo_code_8gpu.yaml --dry-run [key=value ...]  # check only
     python -m nemo_code_rl.run --script RL/examples/run_grpo.py --config grpo_code_2gpu.yaml  # theirs
+    python -m nemo_code_rl.run --config ... --policy-factory my.module:MyPolicy   # NeMo RL's setup hook
 
 A bare config name is one of the shipped configs (``configs/``); a path works too. The config is
 loaded with NeMo RL's semantics (``nemo_code_rl.config_loading``). Training registers our
