@@ -19,7 +19,7 @@ import pytest
 
 ray = pytest.importorskip("ray", reason="these tests need Ray: pip install 'nemo-code-rl[ray]'")
 try:
-    from nemo_rl.data.utils import setup_response_data
+    import nemo_rl.data.utils  # noqa: F401
 except Exception as error:  # absent, or present without its dependencies
     pytest.skip(
         f"NeMo RL's data module is not importable here ({type(error).__name__}: {error}): put its "
@@ -27,11 +27,10 @@ except Exception as error:  # absent, or present without its dependencies
         allow_module_level=True,
     )
 
-from nemo_code_rl.config_loading import load_resolved, packaged_config_dir  # noqa: E402
-from nemo_code_rl.nemo_rl_glue import export_package_to_actors  # noqa: E402
-from nemo_code_rl.registration import register  # noqa: E402
+from nemo_code_rl.config_loading import packaged_config_dir  # noqa: E402
 
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -52,61 +51,97 @@ def python_without_us(tmp_path_factory: pytest.TempPathFactory) -> str:
     ).stdout.strip()
     Path(site, "driver_site.pth").write_text(sysconfig.get_paths()["purelib"] + "\n")
     probe = subprocess.run(
-        [str(python), "-c", "import ray, nemo_code_rl"],
+        [str(python), "-c", "import ray, nemo_code_rl.processors"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": ""},
+        cwd=venv,
     )
     if "No module named 'nemo_code_rl'" not in probe.stderr:
         pytest.fail(f"the actor's Python should lack nemo_code_rl but import ray: {probe.stderr[-500:]}")
     return str(python)
 
 
-@ray.remote
-class Collector:
-    """Stands for NeMo RL's trajectory collector: it only holds and reads the dataset."""
+DRIVER = """
+import os, sys
+from pathlib import Path
+import ray
+from nemo_rl.data.utils import setup_response_data
+from nemo_code_rl.config_loading import load_resolved
+from nemo_code_rl.environments.chat_turns import load_tokenizer
+from nemo_code_rl.environments.config import TokenizerSettings
+from nemo_code_rl.nemo_rl_glue import export_package_to_actors
+from nemo_code_rl.registration import register
 
-    def __init__(self, dataset: object) -> None:
+python, sample, tokenizer_folder, export = sys.argv[1:5]
+config = load_resolved(
+    "grpo_code_2gpu", [f"data.train.source={sample}", "data.validation=null", "env.code_unit_tests.workers=1"]
+)[1]
+register()
+tokenizer = load_tokenizer(TokenizerSettings.from_dict({"name": tokenizer_folder}, "tokenizer"))
+if export != "-":
+    export_package_to_actors(Path(export))
+ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
+dataset, _, task_to_env, _ = setup_response_data(tokenizer, config["data"], config["env"])
+for actor in task_to_env.values():
+    ray.kill(actor)
+
+
+@ray.remote
+class Collector:  # stands for NeMo RL's trajectory collector: it holds and reads the dataset
+    def __init__(self, dataset):
         self.dataset = dataset
 
-    def first_prompt_tokens(self) -> int:
+    def first_prompt_tokens(self):
         return len(self.dataset[0]["message_log"][0]["token_ids"])
 
 
-def _dataset(tokenizer: object) -> object:
-    config = load_resolved(
-        "grpo_code_2gpu",
-        [f"data.train.source={SAMPLE}", "data.validation=null", "env.code_unit_tests.workers=1"],
-    )[1]
-    register()
-    dataset, _, task_to_env, _ = setup_response_data(tokenizer, config["data"], config["env"])
-    for actor in {id(a): a for a in task_to_env.values()}.values():
-        ray.get(actor.shutdown.remote(), timeout=60)
-        ray.kill(actor)
-    return dataset
+# As async_grpo_train starts its collector: another Python, the driver's environment.
+collector = Collector.options(runtime_env={"py_executable": python, "env_vars": {**os.environ}}).remote(dataset)
+try:
+    print("TOKENS", ray.get(collector.first_prompt_tokens.remote(), timeout=300), flush=True)
+except ray.exceptions.RayError as error:
+    print("FAILED", error, flush=True)
+print("EXPECTED", len(dataset[0]["message_log"][0]["token_ids"]), flush=True)
+ray.shutdown()
+"""
 
 
-def _collector(python: str, dataset: object) -> ray.actor.ActorHandle:
-    """As ``async_grpo_train`` starts its collector: another Python, the driver's environment."""
-    return Collector.options(runtime_env={"py_executable": python, "env_vars": {**os.environ}}).remote(
-        dataset
+def _drive(python: str, tokenizer_folder: str, export: str, folder: Path) -> str:
+    """Run the driver in a folder of its own: no source checkout of ours on its path, as when NeMo
+    RL is launched from its own checkout (a ``nemo_code_rl/`` folder in the working directory would
+    shadow the copy, since Ray puts the driver's path before ``PYTHONPATH`` in every worker)."""
+    script = folder / "driver.py"
+    script.write_text(DRIVER)
+    env = {
+        **os.environ,
+        "PYTHONPATH": os.pathsep.join(
+            p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p and Path(p).resolve() != REPO
+        ),
+    }
+    completed = subprocess.run(
+        [sys.executable, str(script), python, str(SAMPLE), tokenizer_folder, export],
+        capture_output=True,
+        text=True,
+        cwd=folder,
+        env=env,
+        timeout=900,
     )
+    assert "EXPECTED" in completed.stdout, completed.stdout[-3000:] + completed.stderr[-3000:]
+    return completed.stdout
 
 
 def test_an_actor_without_the_package_imports_it_after_the_export(
-    ray_cluster, python_without_us: str, tokenizer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    python_without_us: str, chat_tokenizer_config: dict[str, str], tmp_path: Path
 ) -> None:
-    dataset = _dataset(tokenizer)
-    expected = len(dataset[0]["message_log"][0]["token_ids"])
-    monkeypatch.setenv("PYTHONPATH", os.environ.get("PYTHONPATH", ""))  # restored after the test
+    without = _drive(python_without_us, chat_tokenizer_config["name"], "-", tmp_path)
+    assert "FAILED" in without and "No module named 'nemo_code_rl" in without, without
 
-    without = _collector(python_without_us, dataset)
-    with pytest.raises(ray.exceptions.RayError, match="No module named 'nemo_code_rl"):
-        ray.get(without.first_prompt_tokens.remote(), timeout=300)
-
-    exported = export_package_to_actors(tmp_path / "python")
-    assert os.environ["PYTHONPATH"].split(os.pathsep)[0] == str((tmp_path / "python").resolve())
+    exported = tmp_path / "python"
+    with_export = _drive(python_without_us, chat_tokenizer_config["name"], str(exported), tmp_path)
     for subpackage in ("processors", "environments", "configs"):  # mapped from outside by an editable install
-        assert (exported / subpackage / "__init__.py").is_file()
-    with_export = _collector(python_without_us, dataset)
-    assert ray.get(with_export.first_prompt_tokens.remote(), timeout=300) == expected
+        assert (exported / "nemo_code_rl" / subpackage / "__init__.py").is_file()
+    lines = dict(
+        line.split(" ", 1) for line in with_export.splitlines() if line.startswith(("TOKENS", "EXPECTED"))
+    )
+    assert lines.get("TOKENS") == lines["EXPECTED"], with_export
