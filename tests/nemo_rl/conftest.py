@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +37,12 @@ def chat_tokenizer_config(
 
     folder = tmp_path_factory.mktemp("smollm2-chat-tokenizer")
     chat_tokenizer(Path(tokenizer_config["name"]), tokenizer_config["gguf_file"]).save_pretrained(folder)
+    # The conversion names a Llama tokenizer class, whose reloading replaces the byte-level BPE
+    # pre-tokenizer of tokenizer.json (every space then encodes as token 0): load tokenizer.json as is.
+    settings = folder / "tokenizer_config.json"
+    settings.write_text(
+        json.dumps({**json.loads(settings.read_text()), "tokenizer_class": "PreTrainedTokenizerFast"})
+    )
     return {"name": str(folder)}
 
 
