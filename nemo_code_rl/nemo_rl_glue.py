@@ -10,8 +10,13 @@ from __future__ import annotations
 
 import difflib
 import logging
+import os
+import shutil
+import sys
 import types
 import typing
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import datasets
@@ -205,11 +210,52 @@ def _declared_keys(kind: Any) -> dict[str, Any]:
     return {}
 
 
-def train(config: dict[str, Any]) -> None:
+PACKAGE = "nemo_code_rl"
+EXPORT_FOLDER = "nemo_code_rl_python"
+
+
+def export_package_to_actors(folder: Path) -> Path:
+    """Copy this package, as the driver imports it, into ``folder`` and put ``folder`` first on this
+    process's ``PYTHONPATH``, so that every Ray actor NeMo RL starts can import it.
+
+    NeMo RL runs some actors in Python environments of its own (the async trajectory collector and
+    replay buffer in its vLLM venv, workers in uv-built venvs) where this package is not installed,
+    yet they unpickle our processors and datasets. What all of them receive is the driver's
+    environment: ``init_ray`` passes ``os.environ`` as the job's ``env_vars``, and the collector's and
+    buffer's own ``runtime_env`` copy ``os.environ`` again. The source tree cannot go on
+    ``PYTHONPATH`` itself (``processors/``, ``environments/`` and ``configs/`` become subpackages
+    only when installed), hence the copy: the package folder plus every loaded subpackage that lives
+    elsewhere (an editable install). Call it after ``register()`` and before NeMo RL's ``init_ray``;
+    ``folder`` must be visible at the same path on every node (NeMo RL's log folder is, on a cluster).
+    """
+    root = Path(sys.modules[PACKAGE].__path__[0]).resolve()
+    target = Path(folder) / PACKAGE
+    if target.exists():
+        shutil.rmtree(target)
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(root, target, ignore=ignore)
+    for name, module in sorted(sys.modules.items()):
+        if not name.startswith(PACKAGE + "."):
+            continue
+        location = getattr(module, "__path__", None)
+        if not location:
+            continue
+        source = Path(next(iter(location))).resolve()
+        if not source.is_relative_to(root):  # mapped from elsewhere by an editable install
+            destination = target.joinpath(*name.split(".")[1:])
+            shutil.rmtree(destination, ignore_errors=True)
+            shutil.copytree(source, destination, ignore=ignore)
+    paths = [str(Path(folder).resolve()), os.environ.get("PYTHONPATH", "")]
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in paths if p)
+    return target
+
+
+def train(config: dict[str, Any], policy_factory: Callable[..., Any] | None = None) -> None:
     """GRPO with NeMo RL on a resolved config: what NeMo RL's ``examples/run_grpo.py`` does.
 
     Registers our components, sets up the tokenizer, data and environments, then NeMo RL's
     ``setup`` and ``grpo_train`` (``async_grpo_train`` when ``grpo.async_grpo.enabled``).
+    ``policy_factory`` goes to NeMo RL's ``setup`` (``None``: NeMo RL's own ``Policy``).
     """
     from nemo_rl.algorithms.grpo import (
         MasterConfig,
@@ -236,6 +282,7 @@ def train(config: dict[str, Any]) -> None:
     log_dir = master.logger["log_dir"]
     master.logger["log_dir"] = get_next_experiment_dir(log_dir)
     move_into_experiment(master.env, log_dir, master.logger["log_dir"])
+    export_package_to_actors(Path(master.logger["log_dir"]) / EXPORT_FOLDER)
     init_ray()
     tokenizer = get_tokenizer(master.policy["tokenizer"])
     megatron_cfg = master.policy.get("megatron_cfg") or {}
@@ -262,7 +309,7 @@ def train(config: dict[str, Any]) -> None:
         master_config,
         teacher_worker_groups,
         alias_to_group_alias,
-    ) = setup(master, tokenizer, dataset, val_dataset)
+    ) = setup(master, tokenizer, dataset, val_dataset, policy_factory=policy_factory)
     try:
         async_config = master.grpo.async_grpo
         if async_config is not None and async_config.enabled:

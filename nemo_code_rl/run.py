@@ -3,6 +3,7 @@
     python -m nemo_code_rl.run --config grpo_code_8gpu.yaml [key=value ...]            # train
     python -m nemo_code_rl.run --config grpo_code_8gpu.yaml --dry-run [key=value ...]  # check only
     python -m nemo_code_rl.run --script RL/examples/run_grpo.py --config grpo_code_2gpu.yaml  # theirs
+    python -m nemo_code_rl.run --config ... --policy-factory my.module:MyPolicy   # NeMo RL's setup hook
 
 A bare config name is one of the shipped configs (``configs/``); a path works too. The config is
 loaded with NeMo RL's semantics (``nemo_code_rl.config_loading``). Training registers our
@@ -21,6 +22,7 @@ import importlib.util
 import runpy
 import sys
 from pathlib import Path
+from typing import Any
 
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.config_loading import load_resolved, packaged_configs
@@ -58,6 +60,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="run this NeMo RL launcher (e.g. RL/examples/run_grpo.py) unchanged, after registering "
         "our components",
     )
+    parser.add_argument(
+        "--policy-factory",
+        metavar="MODULE:NAME",
+        help="build the policy with this callable instead of NeMo RL's Policy (NeMo RL's setup() hook "
+        "policy_factory, called with Policy's arguments)",
+    )
     parser.add_argument("overrides", nargs="*", help="config overrides, key=value")
     return parser
 
@@ -69,6 +77,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--rows must be at least 1")
     if args.dry_run and args.script:
         parser.error("--dry-run checks our own launch; leave out --script")
+    if args.policy_factory and (args.dry_run or args.script):
+        parser.error("--policy-factory applies to our own launch only; leave out --dry-run and --script")
     if args.script and not args.script.is_file():
         parser.error(f"--script {args.script}: no such file")
     try:
@@ -83,10 +93,10 @@ def main(argv: list[str] | None = None) -> int:
             return EXIT_NO_NEMO_RL
         _check_before_training(config)
         if args.script:
-            return _run_script(args.script, path, args.overrides)
+            return _run_script(args.script, path, args.overrides, config["logger"]["log_dir"])
         from nemo_code_rl.nemo_rl_glue import train
 
-        train(config)
+        train(config, policy_factory=_import_callable(args.policy_factory) if args.policy_factory else None)
     except ConfigError as error:
         sys.stderr.write(f"{PROG}: invalid config: {error}\n")
         return EXIT_INVALID_CONFIG
@@ -137,11 +147,27 @@ def _check_before_training(config: dict) -> None:
         raise ConfigError("\n  ".join(["the sandbox cannot run here:", *problems]))
 
 
-def _run_script(script: Path, config_path: Path, overrides: list[str]) -> int:
-    """Register our components, then run a NeMo RL launcher as ``python script --config ... overrides``."""
+def _import_callable(reference: str) -> Any:
+    """``module:name`` imported; a reference that does not resolve is a config error naming it."""
+    module_name, _, name = reference.partition(":")
+    try:
+        found = getattr(importlib.import_module(module_name), name) if name else None
+    except (ImportError, AttributeError) as error:
+        raise ConfigError(f"--policy-factory {reference}: {error}") from error
+    if not callable(found):
+        raise ConfigError(f"--policy-factory {reference}: expected MODULE:NAME naming a callable")
+    return found
+
+
+def _run_script(script: Path, config_path: Path, overrides: list[str], log_dir: str) -> int:
+    """Register our components, copy the package where NeMo RL's actors find it (``export_package_to_actors``
+    into ``log_dir``), then run a NeMo RL launcher as ``python script --config ... overrides``."""
     from nemo_code_rl.registration import register
 
     register()
+    from nemo_code_rl.nemo_rl_glue import EXPORT_FOLDER, export_package_to_actors
+
+    export_package_to_actors(Path(log_dir) / EXPORT_FOLDER)
     sys.argv = [str(script), "--config", str(config_path), *overrides]
     runpy.run_path(str(script), run_name="__main__")
     return 0

@@ -47,15 +47,16 @@ def chat_tokenizer(folder: Path, gguf_file: str) -> Any:
 def trainable_model(folder: Path, gguf_file: str, tokenizer: Any) -> Any:
     """The model with fp32 weights, trainable, stopping at ``tokenizer``'s end of turn.
 
-    Loading dequantizes the GGUF weights but marks the model quantized, and transformers' Trainer
-    refuses to train a quantized model: the weights move into a plain model of the same architecture.
+    Loading dequantizes the GGUF weights but (before transformers 5.5) marks the model quantized, and
+    transformers' Trainer refuses to train a quantized model: the weights move into a plain model of
+    the same architecture, built from the config without that mark.
     """
     import torch
     from transformers import AutoModelForCausalLM
 
     loaded = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file, dtype=torch.float32)
     config = loaded.config
-    del config.quantization_config
+    config.__dict__.pop("quantization_config", None)  # absent from transformers 5.5 on
     model = AutoModelForCausalLM.from_config(config, dtype=torch.float32)
     model.load_state_dict(loaded.state_dict())
     model.generation_config.eos_token_id = model.config.eos_token_id = tokenizer.eos_token_id

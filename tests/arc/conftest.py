@@ -9,7 +9,7 @@ import pytest
 from nemo_code_rl.arc.data import load_arc_tasks
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
-from tests.nemo_rl.conftest import tokenizer, tokenizer_config  # noqa: F401  (shared fixtures)
+from tests.nemo_rl.conftest import chat_tokenizer_config, tokenizer, tokenizer_config  # noqa: F401  (shared fixtures)
 
 # Short per-grid limits keep the tests of non-terminating programs fast.
 VERIFIER_CONFIG = {"execution": {"timeout_s": 0.5, "limits": {"memory_bytes": 512 * 1024 * 1024}}}

@@ -71,8 +71,10 @@ def test_one_reward_per_sample_for_a_mixed_batch(env, arc1) -> None:
     assert "responses" in metrics and env.global_post_process_and_metrics({})[1]["samples"] == 0.0
 
 
-def test_feedback_turn_then_a_fixed_program(arc1, tokenizer_config) -> None:
-    environment = ArcProgramEnvironment({**ENV_CONFIG, "max_rollout_turns": 2, "tokenizer": tokenizer_config})
+def test_feedback_turn_then_a_fixed_program(arc1, chat_tokenizer_config) -> None:
+    environment = ArcProgramEnvironment(
+        {**ENV_CONFIG, "max_rollout_turns": 2, "tokenizer": chat_tokenizer_config}
+    )
     try:
         info = env_info_for_task(arc1[ROT180])
         first = environment.step([conversation(IDENTITY)], [info])

@@ -22,13 +22,13 @@ HALF_RIGHT = "print(3)"  # passes the first test (1 2 -> 3), fails the second
 
 
 @pytest.fixture(scope="module")
-def env(tokenizer_config: dict[str, str]):
+def env(chat_tokenizer_config: dict[str, str]):
     environment = UnitTestEnvironment(
         {
             "workers": 2,
             "timeout_s": 2.0,
             "max_rollout_turns": 3,
-            "tokenizer": tokenizer_config,
+            "tokenizer": chat_tokenizer_config,
             "reward": {"mode": "fraction"},
         }
     )
