@@ -20,7 +20,7 @@ from typing import Any, Literal, get_args
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
-from nemo_code_rl.engine.limits import check_seconds
+from nemo_code_rl.engine.limits import MAX_SECONDS, check_seconds
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
 from nemo_code_rl.harness.programs import Judgement
@@ -261,10 +261,12 @@ class Verifier:
         self._time_limits: dict[str, float] = {}
 
     def time_limit(self, problem: Problem) -> float:
+        """The per-test wall limit: calibrated, else the data's own (times the factor, at most
+        ``MAX_SECONDS``: a row's limit must not stop a batch), else the configured one."""
         if problem.id in self._time_limits:
             return self._time_limits[problem.id]
         if self.config.use_data_time_limits and problem.time_limit_s:
-            return problem.time_limit_s * self.config.time_limit_factor
+            return min(problem.time_limit_s * self.config.time_limit_factor, MAX_SECONDS)
         return self.config.timeout_s
 
     def calibrate_time_limits(

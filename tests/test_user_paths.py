@@ -396,3 +396,21 @@ def test_arc_scoring_keeps_bad_lines_as_bad_input_rows(tmp_path, capsys):
     assert rows[0]["passed"] is True and rows[1]["status"] == "bad_input" and rows[1]["passed"] is None
     assert main([*argv, "--strict"]) == 1
     capsys.readouterr()
+
+
+def test_a_data_time_limit_times_the_factor_past_a_day_does_not_stop_the_batch():
+    from nemo_code_rl.engine.limits import MAX_SECONDS
+    from nemo_code_rl.problems import parse_problem
+    from nemo_code_rl.verification import Verifier, VerifierConfig
+
+    slow = parse_problem(
+        {
+            "problem_id": "slow",
+            "question": "double",
+            "input_output": json.dumps({"inputs": ["2\n"], "outputs": ["4\n"]}),
+            "time_limit": 80_000,
+        }
+    )
+    with Verifier(VerifierConfig(timeout_s=5, time_limit_factor=10), workers=1) as verifier:
+        assert verifier.time_limit(slow) == MAX_SECONDS
+        assert verifier.verify_batch([(slow, "```python\nprint(int(input()) * 2)\n```")])[0].passed
