@@ -154,13 +154,22 @@ def _manager_child(source: str, inputs: list[str], timeout_s: float, result: lis
     result.append([_exec_patched(code, data, timeout_s) for data in inputs])
 
 
+# The harness threads fork one at a time: filelock (imported by datasets, Ray and others) refuses a
+# fork while another thread of the process is forking, with "os.fork is unsafe while filelock is
+# changing descriptor ownership".
+_FORKING = threading.Lock()
+
+
 def _program_in_manager(child, source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
     """The process model of those harnesses: a Manager for the result, one Process for the program."""
     context = multiprocessing.get_context("fork")
-    with context.Manager() as manager:
+    with _FORKING:
+        manager = context.Manager()
+    with manager:
         result = manager.list()
         process = context.Process(target=child, args=(source, list(inputs), timeout_s, result))
-        process.start()
+        with _FORKING:
+            process.start()
         process.join(timeout=(timeout_s + 1) * len(inputs) + 5)  # LiveCodeBench's global timeout
         if process.is_alive():
             process.kill()
