@@ -189,7 +189,9 @@ def assert_children_never_see_earlier_jobs_in_memory(pool) -> None:
     Each secret is paired with a control needle that no job ever used, built and read the same
     way, so the scanner's own copies count alike. Where a needle stands in the scanner's input
     changes how many copies it leaves (the first one gets one more on Python 3.12), so each
-    pair is scanned in both orders and summed: a secret seen more often than its control leaked.
+    pair is scanned in both orders and summed, between throwaway needles: a secret seen more often
+    than its control (beyond a copy or two of allocator noise; the old fork server leaked two
+    copies per scan) leaked.
     """
     import uuid
 
@@ -207,15 +209,16 @@ def assert_children_never_see_earlier_jobs_in_memory(pool) -> None:
     seen, control = dict.fromkeys(secrets, 0), dict.fromkeys(secrets, 0)
     for secret_first in (True, False):
         pairs = [(secrets[k], controls[k]) if secret_first else (controls[k], secrets[k]) for k in secrets]
-        needles = "\n".join(f"{first}\n{second}" for first, second in pairs)
+        # Throwaway needles first and last: the first and last lines read leave extra copies.
+        needles = "\n".join([uuid.uuid4().hex, *(f"{a}\n{b}" for a, b in pairs), uuid.uuid4().hex])
         for _ in range(pool.size):
-            counts = [int(n) for n in stdout_of(pool, MEMORY_SCANNER, needles).split()]
+            counts = [int(n) for n in stdout_of(pool, MEMORY_SCANNER, needles).split()][1:-1]
             for position, kind in enumerate(secrets):
                 first, second = counts[2 * position], counts[2 * position + 1]
                 seen[kind] += first if secret_first else second
                 control[kind] += second if secret_first else first
-    for kind in secrets:
-        assert seen[kind] <= control[kind], f"the {kind} of an earlier job is in a new program's memory"
+    for kind in secrets:  # the allocator may leave a copy or two more of either; a leak is a copy per scan
+        assert seen[kind] <= control[kind] + 2, f"the {kind} of an earlier job is in a new program's memory"
 
 
 def _control_channel_attack(message_expr: str) -> str:
