@@ -25,11 +25,10 @@ Keys (defaults in brackets):
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import field
 
 from nemo_code_rl.arc.verifier import ArcVerifierConfig
+from nemo_code_rl.config_keys import config_section
 from nemo_code_rl.environments.config import EpisodeConfig
 
 ARC_ENV_NAME = "arc_programs"
@@ -40,25 +39,19 @@ DEFAULT_ARC_FEEDBACK_TEMPLATE = (
 )
 
 
-@dataclass(frozen=True)
+@config_section
 class ArcEnvConfig(EpisodeConfig):
     """The ARC environment's settings; build it with ``ArcEnvConfig.from_dict`` (see the module doc).
 
     The episode settings are the unit-test environment's (``EpisodeConfig``), checked the same way.
+
+    >>> ArcEnvConfig.from_dict({"execution": {"function_name": "main"}}).verifier.execution.function_name
+    'main'
+    >>> ArcEnvConfig.from_dict({"rewards": {}})  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    nemo_code_rl.config_keys.ConfigError: unknown key 'rewards' in env; did you mean 'reward'? ...
     """
 
     feedback_template: str = DEFAULT_ARC_FEEDBACK_TEMPLATE
     verifier: ArcVerifierConfig = field(default_factory=ArcVerifierConfig)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "env") -> ArcEnvConfig:
-        """Validate the ``env.arc_programs`` dict; any unknown key, at any level, is a ``ConfigError``.
-
-        >>> ArcEnvConfig.from_dict({"execution": {"function_name": "main"}}).verifier.execution.function_name
-        'main'
-        >>> ArcEnvConfig.from_dict({"rewards": {}})  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        nemo_code_rl.config_keys.ConfigError: unknown key 'rewards' in env; did you mean 'reward'? ...
-        """
-        return cls._from_dict(data, where, ArcVerifierConfig)

@@ -35,11 +35,14 @@ Keys (defaults in brackets):
 
 from __future__ import annotations
 
+import typing
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import field, fields
 from typing import Any
 
-from nemo_code_rl.config_keys import ConfigError, check_keys
+import pydantic
+
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, config_section, parse_section
 from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
@@ -52,11 +55,10 @@ DEFAULT_FEEDBACK_TEMPLATE = (
 # Keys of NeMo RL's policy tokenizer config that only matter to the policy; accepted so that
 # ``tokenizer: ${policy.tokenizer}`` works, and otherwise ignored.
 _POLICY_ONLY_TOKENIZER_KEYS = ("audio", "video", "use_processor", "use_fastokens")
-_UNSET = object()
 
 
-@dataclass(frozen=True)
-class TokenizerSettings:
+@config_section
+class TokenizerSettings(ConfigSection):
     """Where the chat template for feedback turns comes from (NeMo RL's ``policy.tokenizer`` shape).
 
     Attributes:
@@ -69,44 +71,37 @@ class TokenizerSettings:
         gguf_file: a GGUF file inside ``name`` to read the tokenizer from.
     """
 
+    WHERE = "tokenizer"
+
     name: str
     chat_template: str | None = None
     passthrough: bool = False
     chat_template_kwargs: Mapping[str, Any] = field(default_factory=dict)
     gguf_file: str | None = None
 
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ConfigError("name must be a model id or directory, got ''")
+
+    @pydantic.model_validator(mode="before")
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str) -> TokenizerSettings:
+    def _from_policy_shape(cls, data: Any) -> Any:
+        """Read NeMo RL's shape: ``chat_template: null`` is its passthrough; policy-only keys go."""
         if not isinstance(data, Mapping):
-            raise ConfigError(f"{where} must be a mapping like policy.tokenizer, got {type(data).__name__}")
-        known = ("name", "chat_template", "chat_template_kwargs", "gguf_file", *_POLICY_ONLY_TOKENIZER_KEYS)
-        check_keys(data, known, where)
-        name = data.get("name")
-        if not isinstance(name, str) or not name:
-            raise ConfigError(f"{where}.name must be a model id or directory, got {name!r}")
-        template = data.get("chat_template", _UNSET)
-        if template is not _UNSET and template is not None and not isinstance(template, str):
-            raise ConfigError(
-                f"{where}.chat_template must be a string or null, got {type(template).__name__}"
-            )
-        kwargs = data.get("chat_template_kwargs") or {}
-        if not isinstance(kwargs, Mapping):
-            raise ConfigError(f"{where}.chat_template_kwargs must be a mapping, got {type(kwargs).__name__}")
-        gguf_file = data.get("gguf_file")
-        if gguf_file is not None and not isinstance(gguf_file, str):
-            raise ConfigError(f"{where}.gguf_file must be a string, got {type(gguf_file).__name__}")
-        return cls(
-            name=name,
-            chat_template=None if template is _UNSET else template,
-            passthrough=template is None,
-            chat_template_kwargs=dict(kwargs),
-            gguf_file=gguf_file,
-        )
+            return data
+        if "passthrough" in data:
+            raise ConfigError("passthrough is not a tokenizer key: write chat_template: null for it")
+        data = {key: value for key, value in data.items() if key not in _POLICY_ONLY_TOKENIZER_KEYS}
+        if "chat_template" in data and data["chat_template"] is None:
+            data["passthrough"] = True
+        return data
 
 
-@dataclass(frozen=True)
-class EpisodeConfig:
+@config_section
+class EpisodeConfig(ConfigSection):
     """The settings every verifying environment has beside its verifier (see the module doc)."""
+
+    WHERE = "env"
 
     workers: int | None = None
     isolation: str = "full"
@@ -117,65 +112,47 @@ class EpisodeConfig:
     faults: FaultPolicyConfig = field(default_factory=FaultPolicyConfig)
 
     def __post_init__(self) -> None:
-        if self.workers is not None and (
-            isinstance(self.workers, bool) or not isinstance(self.workers, int) or self.workers < 1
-        ):
+        if self.workers is not None and self.workers < 1:
             raise ConfigError(f"workers must be a positive integer or null, got {self.workers!r}")
         if self.isolation not in ISOLATION_LEVELS:
             raise ConfigError(f"isolation must be one of {ISOLATION_LEVELS}, got {self.isolation!r}")
-        turns = self.max_rollout_turns
-        if isinstance(turns, bool) or not isinstance(turns, int) or turns < 1:
-            raise ConfigError(f"max_rollout_turns must be a positive integer, got {turns!r}")
-        if turns > 1 and self.tokenizer is None:
+        if self.max_rollout_turns < 1:
+            raise ConfigError(f"max_rollout_turns must be a positive integer, got {self.max_rollout_turns!r}")
+        if self.max_rollout_turns > 1 and self.tokenizer is None:
             raise ConfigError(
                 "max_rollout_turns > 1 needs tokenizer (set it to ${policy.tokenizer}) to write "
                 "feedback turns in the policy's chat format"
             )
-        if not isinstance(self.feedback_template, str) or FEEDBACK_PLACEHOLDER not in self.feedback_template:
+        if FEEDBACK_PLACEHOLDER not in self.feedback_template:
             raise ConfigError(f"feedback_template must be a string containing {FEEDBACK_PLACEHOLDER}")
-        if self.metrics_jsonl is not None and (
-            not isinstance(self.metrics_jsonl, str) or not self.metrics_jsonl
-        ):
-            raise ConfigError(f"metrics_jsonl must be a file path or null, got {self.metrics_jsonl!r}")
+        if self.metrics_jsonl == "":
+            raise ConfigError("metrics_jsonl must be a file path or null, got ''")
 
     @property
     def multi_turn(self) -> bool:
         return self.max_rollout_turns > 1
 
     @classmethod
-    def _from_dict(cls, data: Mapping[str, Any] | None, where: str, verifier_type: Any) -> Any:
-        """Split ``data`` into the episode settings and the verifier's keys, checking both strictly."""
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> Any:
+        """Validate an ``env.<name>`` dict: the episode keys and, beside them, the verifier's.
+
+        Any unknown key, at any level, is a ``ConfigError`` naming the key as the user wrote it.
+        """
+        where = where or cls.WHERE
+        if isinstance(data, cls):
+            return data
+        if data is not None and not isinstance(data, Mapping):
+            raise ConfigError(f"{where} must be a mapping, got {type(data).__name__}: {data!r}")
         data = dict(data or {})
+        verifier_type = typing.get_type_hints(cls)["verifier"]
         own = [f.name for f in fields(cls) if f.name != "verifier"]
         check_keys(data, [*own, *(f.name for f in fields(verifier_type))], where)
         settings = {key: data.pop(key) for key in own if key in data}
-        if settings.get("tokenizer") is not None:
-            settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
-        if "faults" in settings:
-            settings["faults"] = FaultPolicyConfig.from_dict(settings["faults"], f"{where}.faults")
-        try:
-            return cls(verifier=verifier_type.from_dict(data, where), **settings)
-        except ConfigError:
-            raise
-        except (TypeError, ValueError) as error:
-            raise ConfigError(f"invalid {where}: {error}") from error
+        return parse_section(cls, {**settings, "verifier": verifier_type.from_dict(data, where)}, where)
 
 
-@dataclass(frozen=True)
+@config_section
 class CodeEnvConfig(EpisodeConfig):
     """The environment's settings; build it with ``CodeEnvConfig.from_dict`` (see the module doc)."""
 
     verifier: VerifierConfig = field(default_factory=VerifierConfig)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "env") -> CodeEnvConfig:
-        """Validate the ``env.<name>`` dict; any unknown key, at any level, is a ``ConfigError``.
-
-        >>> CodeEnvConfig.from_dict({"workers": 2, "reward": {"mode": "fraction"}}).verifier.reward.mode
-        'fraction'
-        >>> CodeEnvConfig.from_dict({"max_turns": 2})  # doctest: +ELLIPSIS
-        Traceback (most recent call last):
-        ...
-        nemo_code_rl.config_keys.ConfigError: unknown key 'max_turns' in env; did you mean 'max_rollout_t...
-        """
-        return cls._from_dict(data, where, VerifierConfig)

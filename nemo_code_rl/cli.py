@@ -6,18 +6,20 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import get_args
 
 from nemo_code_rl import __version__, plotting_cli, scoring
 from nemo_code_rl.arc import cli as arc_cli
+from nemo_code_rl.arc.execution import ArcExecutionConfig
 from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
-from nemo_code_rl.comparison import ComparisonConfig
+from nemo_code_rl.comparison import ComparisonConfig, ComparisonMode
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
-from nemo_code_rl.extraction import ExtractionConfig
+from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
 from nemo_code_rl.problems import Problem, ProblemFormatError, RowError, read_problems
-from nemo_code_rl.rewards import RewardConfig
+from nemo_code_rl.rewards import RewardConfig, RewardMode
 from nemo_code_rl.verification import Verifier, VerifierConfig
 
 
@@ -39,19 +41,21 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
     parser.add_argument("--backend", choices=["process"], default="process", help="where programs run")
     parser.add_argument("--isolation", choices=USER_LEVELS, default=FULL)
-    parser.add_argument("--reward", choices=["binary", "fraction", "shaped"], default="binary")
+    parser.add_argument("--reward", choices=get_args(RewardMode), default=RewardConfig().mode)
     parser.add_argument(
         "--format",
-        choices=["fenced", "gym", "code_tags", "regex"],
-        default="fenced",
+        choices=get_args(ExtractionMode),
+        default=ExtractionConfig().mode,
         help="how code is extracted",
     )
     parser.add_argument("--pattern", help="regex for --format regex (group 1 is the code)")
     parser.add_argument(
         "--timeout",
         type=_seconds,
-        default=VerifierConfig().timeout_s,
-        help="seconds per test where the data has no limit (above 0, at most a day)",
+        help=(
+            f"seconds per test where the data has no limit (above 0, at most a day; default "
+            f"{VerifierConfig().timeout_s:g}, or {ArcExecutionConfig().timeout_s:g} per grid for ARC tasks)"
+        ),
     )
     parser.add_argument("--memory-mb", type=int, default=Limits().memory_bytes // 2**20)
     parser.add_argument(
@@ -61,7 +65,7 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     comparison = ComparisonConfig()
     parser.add_argument(
         "--comparison",
-        choices=["lines", "tokens"],
+        choices=get_args(ComparisonMode),
         default=comparison.mode,
         help="how stdout is compared (the verifier's comparison.mode): lines (LiveCodeBench, NeMo Gym) "
         "or tokens (whitespace and line layout do not matter)",
@@ -141,7 +145,7 @@ def _score(args: argparse.Namespace) -> int:
             case_sensitive=not args.case_insensitive,
         ),
         reward=RewardConfig(mode=args.reward),
-        timeout_s=args.timeout,
+        **({} if args.timeout is None else {"timeout_s": args.timeout}),
         limits=Limits(memory_bytes=args.memory_mb * 2**20),
         early_exit=args.early_exit,
         max_tests=args.max_tests,

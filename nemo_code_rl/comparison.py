@@ -28,14 +28,16 @@ from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation, localcontext
 from typing import Any, Literal
 
+from nemo_code_rl.config_keys import ConfigSection, config_section
+
 ComparisonMode = Literal["lines", "tokens"]
 
 _INTEGER = re.compile(r"[+-]?\d+")
 _SHOWN_CHARS = 60
 
 
-@dataclass(frozen=True)
-class ComparisonConfig:
+@config_section
+class ComparisonConfig(ConfigSection):
     """How stdout is compared with the expected output (defaults: LiveCodeBench / NeMo Gym).
 
     Args:
@@ -45,18 +47,18 @@ class ComparisonConfig:
         case_sensitive: ``False`` compares case-folded text (``YES`` matches ``yes``).
     """
 
+    WHERE = "comparison"
+
     mode: ComparisonMode = "lines"
     abs_tol: float = 0.0
     rel_tol: float = 0.0
     case_sensitive: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in ("lines", "tokens"):
-            raise ValueError(f"unknown comparison mode {self.mode!r}; use 'lines' or 'tokens'")
         for name in ("abs_tol", "rel_tol"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"ComparisonConfig.{name} must be a number >= 0, got {value!r}")
+                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
 
     @property
     def has_tolerance(self) -> bool:
@@ -166,8 +168,8 @@ def _numbers_match(got: str, want: str, config: ComparisonConfig) -> bool:
             return False
 
 
-@dataclass(frozen=True)
-class ValueComparisonConfig:
+@config_section
+class ValueComparisonConfig(ConfigSection):
     """How call-based return values are compared.
 
     Args:
@@ -178,6 +180,8 @@ class ValueComparisonConfig:
             convention for call-based outputs).
     """
 
+    WHERE = "values"
+
     abs_tol: float = 0.0
     rel_tol: float = 0.0
     unwrap_singleton: bool = False
@@ -186,7 +190,7 @@ class ValueComparisonConfig:
         for name in ("abs_tol", "rel_tol"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
-                raise ValueError(f"ValueComparisonConfig.{name} must be a number >= 0, got {value!r}")
+                raise ValueError(f"{name} must be a number >= 0, got {value!r}")
 
 
 GYM_VALUE_COMPARISON = ValueComparisonConfig(abs_tol=1e-8, rel_tol=1e-5)

@@ -25,6 +25,8 @@ import re
 from dataclasses import dataclass
 from typing import Literal
 
+from nemo_code_rl.config_keys import ConfigSection, config_section
+
 ExtractionMode = Literal["fenced", "gym", "code_tags", "regex"]
 
 PYTHON_LABELS = frozenset({"python", "py", "python3", "py3"})
@@ -37,8 +39,8 @@ _FENCE_CLOSE = re.compile(r"^\s*(`{3,})\s*$")
 _CODE_TAGS = re.compile(r"<code>(.*?)</code>", re.DOTALL)
 
 
-@dataclass(frozen=True)
-class ExtractionConfig:
+@config_section
+class ExtractionConfig(ConfigSection):
     """How to find the code in a completion.
 
     Args:
@@ -47,13 +49,13 @@ class ExtractionConfig:
         strip_think: drop ``<think>`` sections before extracting (see ``strip_think_sections``).
     """
 
+    WHERE = "extraction"
+
     mode: ExtractionMode = "fenced"
     pattern: str | None = None
     strip_think: bool = True
 
     def __post_init__(self) -> None:
-        if self.mode not in ("fenced", "gym", "code_tags", "regex"):
-            raise ValueError(f"unknown extraction mode {self.mode!r}")
         if self.mode == "regex":
             if not self.pattern:
                 raise ValueError("extraction mode 'regex' needs a pattern")

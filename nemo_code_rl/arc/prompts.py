@@ -14,12 +14,12 @@ The prompt shows the train pairs and the test inputs, never a test output.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import fields
 from typing import Any, Literal
 
 from nemo_code_rl.arc.grids import GRID_FORMATS, GridFormat, format_grid
 from nemo_code_rl.arc.task import ArcTask
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 
 PromptTemplate = Literal["barc", "plain"]
 TEMPLATES: tuple[PromptTemplate, ...] = ("barc", "plain")
@@ -46,8 +46,8 @@ _FORMAT_DESCRIPTIONS: dict[str, str] = {
 }
 
 
-@dataclass(frozen=True)
-class PromptConfig:
+@config_section
+class PromptConfig(ConfigSection):
     """How a task becomes a prompt.
 
     Args:
@@ -58,6 +58,8 @@ class PromptConfig:
             ``execution.function_name`` must match); BARC's prompt never names it.
         system_prompt: replaces the template's system message; ``""`` sends none.
     """
+
+    WHERE = "prompt"
 
     template: PromptTemplate = "plain"
     grid_format: GridFormat | None = None
@@ -75,12 +77,6 @@ class PromptConfig:
     @property
     def resolved_grid_format(self) -> GridFormat:
         return self.grid_format or DEFAULT_GRID_FORMATS[self.template]
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "prompt") -> PromptConfig:
-        data = dict(data or {})
-        check_keys(data, [f.name for f in fields(cls)], where)
-        return cls(**data)
 
     def to_dict(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)}

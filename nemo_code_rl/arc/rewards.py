@@ -27,21 +27,23 @@ of 31-35 cells and truncates fractional cells.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, fields
-from typing import Any, Literal
+from collections.abc import Sequence
+from dataclasses import fields
+from typing import Literal
 
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 
 ARC_REWARD_VERSION = "arc-1"
 ArcRewardMode = Literal["shaped", "binary", "arc25"]
 ARC_REWARD_MODES = ("shaped", "binary", "arc25")
 
 
-@dataclass(frozen=True)
-class ArcRewardConfig:
+@config_section
+class ArcRewardConfig(ConfigSection):
     """The reward mode and, for ``shaped``, its levels and weights (see the module doc; ``arc25``
     uses its own fixed levels)."""
+
+    WHERE = "reward"
 
     mode: ArcRewardMode = "shaped"
     no_code: float = -1.0
@@ -57,12 +59,6 @@ class ArcRewardConfig:
             value = getattr(self, f.name)
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(f"reward.{f.name} must be a number, got {value!r}")
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "reward") -> ArcRewardConfig:
-        data = dict(data or {})
-        check_keys(data, [f.name for f in fields(cls)], where)
-        return cls(**data)
 
 
 def arc_reward(

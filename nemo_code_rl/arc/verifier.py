@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from statistics import fmean
-from typing import Any
 
 from nemo_code_rl.arc.execution import (
     ARC_PRELOAD,
@@ -28,39 +27,21 @@ from nemo_code_rl.arc.grids import Grid, describe_difference, overlap_similarity
 from nemo_code_rl.arc.metrics import ArcOutcome
 from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc25_reward, arc_reward
 from nemo_code_rl.arc.task import ArcTask
-from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.config_keys import ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionPool
 from nemo_code_rl.extraction import ExtractionConfig, extract_code
 from nemo_code_rl.outcomes import AttemptStatus, Verdict
 
 
-@dataclass(frozen=True)
-class ArcVerifierConfig:
+@config_section
+class ArcVerifierConfig(ConfigSection):
     """How ARC completions are judged: code extraction, execution and reward."""
+
+    WHERE = "verifier"
 
     extraction: ExtractionConfig = field(default_factory=ExtractionConfig)
     execution: ArcExecutionConfig = field(default_factory=ArcExecutionConfig)
     reward: ArcRewardConfig = field(default_factory=ArcRewardConfig)
-
-    @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str = "verifier") -> ArcVerifierConfig:
-        """Build from plain (YAML) data; unknown keys at any level are an error with a suggestion."""
-        data = dict(data or {})
-        check_keys(data, [f.name for f in fields(cls)], where)
-        extraction = data.get("extraction", {})
-        if not isinstance(extraction, ExtractionConfig):
-            check_keys(extraction, [f.name for f in fields(ExtractionConfig)], f"{where}.extraction")
-            try:
-                extraction = ExtractionConfig(**extraction)
-            except ValueError as error:
-                raise ConfigError(f"invalid {where}.extraction: {error}") from error
-        execution = data.get("execution", {})
-        if not isinstance(execution, ArcExecutionConfig):
-            execution = ArcExecutionConfig.from_dict(execution, f"{where}.execution")
-        reward = data.get("reward", {})
-        if not isinstance(reward, ArcRewardConfig):
-            reward = ArcRewardConfig.from_dict(reward, f"{where}.reward")
-        return cls(extraction=extraction, execution=execution, reward=reward)
 
 
 @dataclass(frozen=True)

@@ -6,18 +6,22 @@ Every default lives here and nowhere else, so the README, the CLI and the enviro
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, fields, replace
+from dataclasses import asdict, fields, replace
 from typing import Any
+
+from nemo_code_rl.config_keys import ConfigSection, config_section
 
 KiB = 1024
 MiB = 1024 * KiB
 # The longest time limit accepted, wall or CPU, per input: a day. Longer is a mistake (``1e9``,
 # ``inf``), and past what the platform's clocks and rlimits can hold.
 MAX_SECONDS = 24 * 3600.0
+# The wall-clock limit per input where neither the data nor the config gives one.
+DEFAULT_TIMEOUT_S = 10.0
 
 
-@dataclass(frozen=True)
-class Limits:
+@config_section
+class Limits(ConfigSection):
     """Resource limits applied to each input a program runs on.
 
     Args:
@@ -37,7 +41,9 @@ class Limits:
         3.0
     """
 
-    timeout_s: float = 10.0
+    WHERE = "limits"
+
+    timeout_s: float = DEFAULT_TIMEOUT_S
     cpu_s: float | None = None
     memory_bytes: int = 2048 * MiB
     output_bytes: int = 8 * MiB
@@ -52,9 +58,9 @@ class Limits:
         for name in ("memory_bytes", "output_bytes", "stderr_bytes", "file_bytes", "processes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
-                raise ValueError(f"Limits.{name} must be a positive number, got {value!r}")
+                raise ValueError(f"{name} must be a positive number, got {value!r}")
         if self.memory_bytes < 64 * MiB:
-            raise ValueError(f"Limits.memory_bytes must be at least 64 MiB, got {self.memory_bytes}")
+            raise ValueError(f"memory_bytes must be at least 64 MiB, got {self.memory_bytes}")
 
     @property
     def cpu_limit_s(self) -> float:
@@ -71,6 +77,15 @@ class Limits:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def no_timeout_in_limits(data: Any, per: str) -> Any:
+    """Refuse ``limits.timeout_s`` in a config that holds its own ``timeout_s`` beside ``limits``,
+    where it would be silently unused; returns ``data`` (a pydantic before-validator's input)."""
+    limits = data.get("limits") if isinstance(data, dict) else None
+    if isinstance(limits, dict) and "timeout_s" in limits:
+        raise ValueError(f"limits.timeout_s is not used: set the {per} limit with timeout_s")
+    return data
 
 
 def check_seconds(name: str, value: Any) -> float:

@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.engine.limits import check_seconds
+from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, check_seconds
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
 
@@ -214,7 +214,7 @@ class ServerOptions(BaseModel):
     """
 
     num_processes: int | None = Field(default=None, ge=1)
-    unit_test_timeout_secs: float = Field(default=10.0, gt=0)
+    unit_test_timeout_secs: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     reasoning_format_penalty: float = 0.0
     isolation: Literal["full", "namespaces", "none"] = "full"
     max_concurrent_requests: int = Field(default=256, ge=1)
@@ -234,7 +234,7 @@ class ServerOptions(BaseModel):
         for key, replacement in _RESERVED_VERIFIER_KEYS.items():
             if key in value:
                 raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
-        _verifier_config(value, timeout_s=10.0, checkers={})
+        _verifier_config(value, timeout_s=DEFAULT_TIMEOUT_S, checkers={})
         return value
 
     @field_validator("unit_test_timeout_secs")
