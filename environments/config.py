@@ -92,6 +92,8 @@ class TokenizerSettings(ConfigSection):
         if "passthrough" in data:
             raise ConfigError("passthrough is not a tokenizer key: write chat_template: null for it")
         data = {key: value for key, value in data.items() if key not in _POLICY_ONLY_TOKENIZER_KEYS}
+        if data.get("chat_template_kwargs", {}) is None:
+            del data["chat_template_kwargs"]
         if "chat_template" in data and data["chat_template"] is None:
             data["passthrough"] = True
         return data

@@ -70,6 +70,12 @@ def config_section(cls: type[Section]) -> type[Section]:
     @functools.wraps(validating_init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         # Built in code (``VerifierConfig(timeout_s=0)``, ``dataclasses.replace``): the same error.
+        number_key = _bool_for_number(type(self), kwargs)
+        if number_key:
+            where = getattr(type(self), "WHERE", type(self).__name__)
+            raise ConfigError(
+                f"{'.'.join([where, *number_key])}: expected a number, got {_at(kwargs, number_key)!r}"
+            )
         try:
             validating_init(self, *args, **kwargs)
         except ValidationError as error:
@@ -107,6 +113,11 @@ class ConfigSection:
 
 def parse_section(cls: type[Section], data: Mapping[str, Any], where: str) -> Section:
     """``cls`` built from ``data``; the first problem found becomes a ``ConfigError`` in words."""
+    number_key = _bool_for_number(cls, data)
+    if number_key:
+        raise ConfigError(
+            f"{'.'.join([where, *number_key])}: expected a number, got {_at(data, number_key)!r}"
+        )
     try:
         return _adapter(cls).validate_python(dict(data))
     except ValidationError as error:
@@ -143,7 +154,7 @@ def _section_at(cls: type, path: list[str]) -> type | None:
     """The config section reached from ``cls`` along ``path`` (field names), if any."""
     owner: type | None = cls
     for name in path:
-        hints = typing.get_type_hints(owner) if owner else {}
+        hints = _hints(owner) if owner else {}
         owner = _dataclass_in(hints.get(name))
     return owner if owner and dataclasses.is_dataclass(owner) else None
 
@@ -157,6 +168,36 @@ def _dataclass_in(annotation: Any) -> type | None:
             if found:
                 return found
     return None
+
+
+def _bool_for_number(cls: type, data: Mapping[str, Any]) -> list[str] | None:
+    """The key path of the first ``true``/``false`` given for a number, which pydantic would take
+    as 1 or 0: in YAML that is a slip (``abs_tol: true``), never a tolerance."""
+    hints = _hints(cls)
+    for key, value in data.items():
+        hint = hints.get(key)
+        members = (
+            typing.get_args(hint) if typing.get_origin(hint) in (typing.Union, types.UnionType) else (hint,)
+        )
+        if isinstance(value, bool) and bool not in members and {int, float} & set(members):
+            return [key]
+        nested = _dataclass_in(hint)
+        if nested and isinstance(value, Mapping):
+            inner = _bool_for_number(nested, value)
+            if inner:
+                return [key, *inner]
+    return None
+
+
+def _at(data: Mapping[str, Any], path: list[str]) -> Any:
+    for key in path:
+        data = data[key]
+    return data
+
+
+@cache
+def _hints(cls: type) -> dict[str, Any]:
+    return typing.get_type_hints(cls)
 
 
 @cache

@@ -283,7 +283,9 @@ def _strict(validator: str, data: Any, where: str) -> Iterator[Finding]:
     try:
         resolve(validator)(data, where)
     except (ConfigError, ValueError, TypeError) as error:
-        yield Finding("error", where, str(error))
+        key, _, detail = str(error).partition(": ")
+        named = key.startswith(where) and " " not in key and detail  # the error names its full key
+        yield Finding("error", key, detail) if named else Finding("error", where, str(error))
 
 
 def _unknown_name(where: str, key: str, value: Any, known: frozenset[str], source: str) -> Finding:

@@ -47,7 +47,7 @@ def test_the_code_component_is_always_there() -> None:
         ("+data.train.sorce=x", "data.train", "did you mean 'source'?"),
         ("+data.default.id_feld=name", "data.train", "did you mean 'id_field'?"),
         ("+data.train.data_path=/x.jsonl", "data.train", "is not used by our coding-problem dataset"),
-        ("data.train.source=null", "data.train", "source must be a non-empty string"),
+        ("data.train.source=null", "data.train", "data.train.source is required"),
         ("data.default.env_name=math", "data.train.env_name", "is 'math': code_unit_tests rows need"),
         (
             "data.default.dataset_name=code_unit_test",
