@@ -135,7 +135,7 @@ class EpisodeConfig(ConfigSection):
         return self.max_rollout_turns > 1
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> Any:
+    def from_dict(cls, data: Any, where: str | None = None) -> Any:
         """Validate an ``env.<name>`` dict: the episode keys and, beside them, the verifier's.
 
         Any unknown key, at any level, is a ``ConfigError`` naming the key as the user wrote it.

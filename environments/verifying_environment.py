@@ -29,7 +29,7 @@ import abc
 import json
 import threading
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
@@ -176,7 +176,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
         fault = ""
         if jobs:
             verifications, fault = self._faults.verify(self._coalescer.submit, jobs)
-        found = iter(verifications or [None] * len(jobs))
+        found: Iterator[Result | None] = iter(verifications) if verifications else iter([None] * len(jobs))
         paired = [(sample, next(found) if sample.subject is not None else None) for sample in samples]
         readable = [(sample, verification) for sample, verification in paired if sample.error is None]
         settlement = self._faults.settle(

@@ -113,7 +113,7 @@ def _score(args: argparse.Namespace) -> int:
         )
     if args.problems is None:
         problems, rows = default_job()
-        problem_errors = []
+        problem_errors: list[RowError] = []
         completions = scoring.number_completions(rows)
         output = Path(args.output or "humaneval_default.results.jsonl")
     else:
@@ -145,7 +145,7 @@ def _score(args: argparse.Namespace) -> int:
             case_sensitive=not args.case_insensitive,
         ),
         reward=RewardConfig(mode=args.reward),
-        **({} if args.timeout is None else {"timeout_s": args.timeout}),
+        timeout_s=args.timeout or VerifierConfig().timeout_s,
         limits=Limits(memory_bytes=args.memory_mb * 2**20),
         early_exit=args.early_exit,
         max_tests=args.max_tests,

@@ -83,7 +83,7 @@ def config_section(cls: type[Section]) -> type[Section]:
             raise ConfigError(describe(error, type(self), where)) from None
 
     section.__init__ = __init__  # type: ignore[method-assign]
-    return section
+    return typing.cast("type[Section]", section)
 
 
 class ConfigSection:
@@ -92,7 +92,7 @@ class ConfigSection:
     WHERE: ClassVar[str] = "config"
 
     @classmethod
-    def from_dict(cls: type[Section], data: Mapping[str, Any] | None, where: str | None = None) -> Section:
+    def from_dict(cls: type[Section], data: Any, where: str | None = None) -> Section:
         """Validate plain (YAML) data, or pass an instance through; errors are ``ConfigError``.
 
         >>> from nemo_code_rl.fault_policy import FaultPolicyConfig
@@ -101,7 +101,7 @@ class ConfigSection:
         ...
         nemo_code_rl.config_keys.ConfigError: faults.window: expected an integer, got 'many'
         """
-        where = where or getattr(cls, "WHERE", "config")
+        where = where or str(getattr(cls, "WHERE", "config"))
         if isinstance(data, cls):
             return data
         if data is None:
@@ -201,7 +201,7 @@ def _hints(cls: type) -> dict[str, Any]:
 
 
 @cache
-def _adapter(cls: type) -> TypeAdapter[Any]:
+def _adapter(cls: Any) -> TypeAdapter[Any]:
     return TypeAdapter(cls)
 
 

@@ -172,7 +172,7 @@ def to_container(config: DictConfig) -> dict[str, Any]:
     except OmegaConfBaseException as error:
         raise ConfigError(f"cannot resolve the config: {error}") from error
     assert isinstance(container, dict)
-    return container
+    return {str(key): value for key, value in container.items()}
 
 
 def load_resolved(name_or_path: str, overrides: Sequence[str] = ()) -> tuple[Path, dict[str, Any]]:

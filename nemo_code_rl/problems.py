@@ -27,7 +27,7 @@ import gzip
 import json
 import os
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Set
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
@@ -224,8 +224,8 @@ def read_problems(
             if first is not None:
                 detail = f"duplicate id {problem.id!r}, also at {location}"
                 first_where = seen[problem.id].removeprefix(prefix)
-                error = ProblemFormatError(detail, field="id", location=seen[problem.id])
-                errors.append(RowError(first_where, problem.id, error))
+                duplicate = ProblemFormatError(detail, field="id", location=seen[problem.id])
+                errors.append(RowError(first_where, problem.id, duplicate))
             continue
         seen[problem.id] = location
         problems[problem.id] = problem
@@ -573,9 +573,10 @@ def _unit_test_problem(
     value per line and each output as JSON text; APPS / TACO store the argument list and the value.
     """
     raw_inputs, raw_outputs = tests.get("inputs"), tests.get("outputs")
-    for name, value in (("inputs", raw_inputs), ("outputs", raw_outputs)):
-        if not isinstance(value, list):
-            raise ProblemFormatError("must be a list", field=f"{field_prefix}.{name}")
+    if not isinstance(raw_inputs, list):
+        raise ProblemFormatError("must be a list", field=f"{field_prefix}.inputs")
+    if not isinstance(raw_outputs, list):
+        raise ProblemFormatError("must be a list", field=f"{field_prefix}.outputs")
     if not raw_inputs:
         raise ProblemFormatError("no tests", field=f"{field_prefix}.inputs")
     if len(raw_inputs) != len(raw_outputs):
@@ -753,7 +754,7 @@ def _check_strings(value: Any, field_name: str) -> None:
         raise ProblemFormatError("must be a list of strings", field=field_name)
 
 
-def _rest(row: Mapping[str, Any], consumed: set[str]) -> dict[str, Any]:
+def _rest(row: Mapping[str, Any], consumed: Set[str]) -> dict[str, Any]:
     return {key: value for key, value in row.items() if key not in consumed}
 
 

@@ -37,4 +37,7 @@ def _plain(description: str) -> tuple[Callable[[int, int], None], Callable[[], N
             sys.stderr.write(f"\r{description}: {done}/{total}")
             sys.stderr.flush()
 
-    return update, lambda: sys.stderr.write("\n")
+    def close() -> None:
+        sys.stderr.write("\n")
+
+    return update, close

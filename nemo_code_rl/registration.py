@@ -196,7 +196,7 @@ class CodeDatasetSettings(ConfigSection):
         return self.task_name or self.env_name
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> CodeDatasetSettings:
+    def from_dict(cls, data: Any, where: str | None = None) -> CodeDatasetSettings:
         """Validate a (``data.default``-merged) dataset entry; unknown keys are an error.
 
         >>> entry = {"source": "human-eval", "env_name": "e"}

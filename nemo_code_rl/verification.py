@@ -12,6 +12,7 @@ import ast
 import json
 import math
 import random
+import typing
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
@@ -287,8 +288,12 @@ class Verifier:
         for job in unique:
             verifications[job.index] = self._verification(job)
         for index, job in repeats:
-            verifications[index] = replace(verifications[job.index], execution_s=0.0, timeout_lost_s=0.0)
-        return [v for v in verifications if v is not None]
+            first = verifications[job.index]
+            assert first is not None
+            verifications[index] = replace(first, execution_s=0.0, timeout_lost_s=0.0)
+        missing = [index for index, v in enumerate(verifications) if v is None]
+        assert not missing, f"completions {missing} have no verification"
+        return typing.cast("list[Verification]", verifications)
 
     def _limits(self, problem: Problem) -> Limits:
         return self.config.limits.with_overrides(

@@ -70,7 +70,7 @@ def score_rows_if_arc(
     config = ArcVerifierConfig(
         extraction=extraction or ExtractionConfig(),
         execution=ArcExecutionConfig(
-            limits=limits, helper=helper, **({} if timeout_s is None else {"timeout_s": timeout_s})
+            limits=limits, helper=helper, timeout_s=timeout_s or ArcExecutionConfig().timeout_s
         ),
     )
     destination = Path(output) if output else scoring.default_results_path(completions)

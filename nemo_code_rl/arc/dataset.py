@@ -71,7 +71,7 @@ class ArcDatasetConfig(ConfigSection):
             raise ConfigError(f"augmentations must be a count, got {self.augmentations!r}")
 
     @classmethod
-    def from_dict(cls, data: Mapping[str, Any] | None, where: str | None = None) -> ArcDatasetConfig:
+    def from_dict(cls, data: Any, where: str | None = None) -> ArcDatasetConfig:
         """Validate a data entry, leaving out the keys NeMo RL uses to route it."""
         routed = {key: value for key, value in (data or {}).items() if key not in NEMO_RL_ROUTING_KEYS}
         return parse_section(cls, routed, where or cls.WHERE)

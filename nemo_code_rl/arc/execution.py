@@ -226,7 +226,7 @@ def parse_run(result: ExecutionResult, n_grids: int) -> ProgramRun:
         return ProgramRun(
             False, str(head["syntax_error"]), (missing,) * n_grids, False, result.wall_s, Verdict.SYNTAX_ERROR
         )
-    failure = None
+    failure: Verdict | None = None
     error = ""
     if head is None:
         error = f"the program ended before its function was called ({ended})"

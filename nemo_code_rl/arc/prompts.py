@@ -158,7 +158,8 @@ def filter_by_prompt_tokens(
     """
     if max_tokens < 1:
         raise ConfigError(f"max prompt tokens must be positive, got {max_tokens}")
-    kept, dropped = [], []
+    kept: list[ArcTask] = []
+    dropped: list[ArcTask] = []
     for task in tasks:
         (kept if prompt_tokens(task, config, tokenizer) < max_tokens else dropped).append(task)
     return kept, [task.id for task in dropped]

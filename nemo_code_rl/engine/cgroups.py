@@ -39,7 +39,7 @@ def _own_cgroups() -> dict[str, str]:
 
 def _mounts() -> dict[str, str]:
     """Mount points of cgroup hierarchies: controller name (``""`` for v2) -> folder."""
-    found = {}
+    found: dict[str, str] = {}
     with open("/proc/self/mountinfo") as handle:
         for line in handle:
             fields = line.split()

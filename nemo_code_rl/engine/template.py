@@ -31,6 +31,7 @@ import resource
 import signal
 import socket
 import sys
+import types
 from collections.abc import Sequence
 
 from nemo_code_rl.engine import cgroups, runner, sandbox, syscalls
@@ -56,7 +57,7 @@ def program_env(workdir: str) -> dict[str, str]:
     }
 
 
-def write_payload(code: object, source: str, inputs: Sequence[bytes] | None) -> int:
+def write_payload(code: types.CodeType, source: str, inputs: Sequence[bytes] | None) -> int:
     """A memfd holding what one child runs: the compiled program, its source, its public inputs."""
     fd = os.memfd_create("program", os.MFD_CLOEXEC)
     data = marshal.dumps((code, source, None if inputs is None else list(inputs)))

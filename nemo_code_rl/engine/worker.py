@@ -9,15 +9,17 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import Any
 
 from nemo_code_rl.engine import cgroups, sandbox, supervisor, template, wire
 
 
 def main() -> int:
     settings = json.loads(sys.argv[1])
-    config = sandbox.SandboxConfig(
-        **{k: tuple(v) if isinstance(v, list) else v for k, v in settings["sandbox"].items()}
-    )
+    fields: dict[str, Any] = {
+        k: tuple(v) if isinstance(v, list) else v for k, v in settings["sandbox"].items()
+    }
+    config = sandbox.SandboxConfig(**fields)
     try:  # the cgroup tree is opened now: the sandbox's own root does not show it
         cgroup = cgroups.CgroupHandle(settings["cgroup"]) if settings.get("cgroup") else None
     except OSError as exc:

@@ -129,13 +129,13 @@ def _judge_assert(result: ExecutionResult) -> Judgement:
     return Judgement(_engine_verdict(result), result.error)
 
 
-def _engine_verdict(result: ExecutionResult) -> str:
+def _engine_verdict(result: ExecutionResult) -> Verdict:
     """The engine's verdict, except that a candidate the driver could not compile is a syntax error."""
     if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(
         ("SyntaxError", "CandidateSyntaxError")
     ):
-        return Verdict.SYNTAX_ERROR.value
-    return result.verdict.value
+        return Verdict.SYNTAX_ERROR
+    return result.verdict
 
 
 def _failed_assertion(stderr: str) -> str:
