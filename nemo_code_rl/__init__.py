@@ -14,9 +14,19 @@ from nemo_code_rl.engine import (
     Program,
     Verdict,
 )
-from nemo_code_rl.registration import register
 
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> object:
+    # ``register`` (and the configs it validates, with pydantic) loads on first use, so that
+    # sandbox workers, which import this package, stay small.
+    if name == "register":
+        from nemo_code_rl.registration import register
+
+        return register
+    raise AttributeError(f"module 'nemo_code_rl' has no attribute {name!r}")
+
 
 __all__ = [
     "DEFAULT_PRELOAD",

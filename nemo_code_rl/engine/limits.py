@@ -6,10 +6,8 @@ Every default lives here and nowhere else, so the README, the CLI and the enviro
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, fields, replace
-from typing import Any
-
-from nemo_code_rl.config_keys import ConfigSection, config_section
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, ClassVar
 
 KiB = 1024
 MiB = 1024 * KiB
@@ -20,8 +18,8 @@ MAX_SECONDS = 24 * 3600.0
 DEFAULT_TIMEOUT_S = 10.0
 
 
-@config_section
-class Limits(ConfigSection):
+@dataclass(frozen=True)
+class Limits:
     """Resource limits applied to each input a program runs on.
 
     Args:
@@ -41,7 +39,9 @@ class Limits(ConfigSection):
         3.0
     """
 
-    WHERE = "limits"
+    # Config sections (pydantic) refuse unknown keys under ``limits`` too; the engine itself, and
+    # so every sandbox worker, stays free of pydantic.
+    __pydantic_config__: ClassVar[dict[str, Any]] = {"extra": "forbid"}
 
     timeout_s: float = DEFAULT_TIMEOUT_S
     cpu_s: float | None = None
