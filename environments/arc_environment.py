@@ -61,7 +61,7 @@ class ArcProgramEnvironment(
     CHECK_VERB = "judged"
 
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
-        config = ArcEnvConfig.from_dict(cfg, where="env config")
+        config = ArcEnvConfig.from_dict(cfg)
         super().__init__(
             config, ArcVerifier(config.verifier, workers=config.workers, isolation=config.isolation)
         )

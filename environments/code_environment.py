@@ -44,7 +44,7 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
     """
 
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
-        config = CodeEnvConfig.from_dict(cfg, where="env config")
+        config = CodeEnvConfig.from_dict(cfg)
         super().__init__(
             config, Verifier(config.verifier, workers=config.workers, isolation=config.isolation)
         )
