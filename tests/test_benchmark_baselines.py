@@ -140,6 +140,20 @@ def test_livecodebench_harness_baseline(small_slice: list[WorkItem]) -> None:
     assert _child_pids() <= before
 
 
+@pytest.mark.parametrize("kind", ["c", "c_lean"])
+def test_harness_rows_run_in_separate_processes(kind: str) -> None:
+    """Rows c and c_lean are separate processes (one per worker), not threads of this one: each
+    program's process is the child of a harness process, never of the benchmark's."""
+    source = "import os\nprint(os.getppid())\n"
+    with baselines.HarnessProcesses(kind, workers=2) as harness:
+        harnesses = _child_pids()
+        outcomes = harness.run([(source, [""])] * 4, timeout_s=30)
+    parents = {int(stdout) for ((stdout, error),) in outcomes if error is None}
+    assert len(parents) >= 1 and all(error is None for ((_, error),) in outcomes)
+    assert os.getpid() not in parents
+    assert parents <= harnesses
+
+
 def test_fork_floor_baseline(small_slice: list[WorkItem]) -> None:
     before = _child_pids()
     with baselines.ForkFloor(workers=2) as floor:

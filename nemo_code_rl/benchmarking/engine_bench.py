@@ -8,7 +8,8 @@ Rows (all on the same generated workload, in the same run, with the same number 
   ``RAY_ADDRESS`` or a local cluster);
 * b: a fresh ``python3`` per test (on an evenly spread subset, see ``--b-programs``);
 * c: the LiveCodeBench harness as it runs a program (a ``multiprocessing.Manager``, a ``Process``
-  and its per-test mechanics), and c_lean, the same process model with minimal per-test patching;
+  and its per-test mechanics), and c_lean, the same process model with minimal per-test patching,
+  each in ``workers`` separate processes (as those harnesses are run, not as threads of one);
 * d: the floor: warm interpreters doing a bare ``os.fork()`` per program, no isolation.
 
 Only the batch is timed; pool and forker start-up are reported apart because a trainer pays them
@@ -218,17 +219,24 @@ def cold_rows(
     items: Sequence[WorkItem], b_items: Sequence[WorkItem], workers: int, cores: int, timeout_s: float
 ) -> list[Row]:
     """Rows c, c_lean and b, timed once each: they start processes per program or per test, so their runs
-    are long and nothing is warm to begin with."""
+    are long. Rows c and c_lean run in ``workers`` separate processes, started before timing."""
     rows = []
-    for key, label, subset, runner in (
-        ("c", "LiveCodeBench harness per program", items, baselines.run_lcb_processes),
-        ("c_lean", "Manager + Process, minimal per test", items, baselines.run_manager_processes),
-        ("b", "fresh python3 per test", b_items, baselines.run_fresh_processes),
+    for key, label in (
+        ("c", "LiveCodeBench harness per program"),
+        ("c_lean", "Manager + Process, minimal per test"),
     ):
-        jobs = [(item.source, item.inputs) for item in subset]
+        jobs = [(item.source, item.inputs) for item in items]
         start = time.perf_counter()
-        outcomes = runner(jobs, workers, timeout_s)
-        rows.append(_row(key, label, subset, outcomes, [time.perf_counter() - start], cores))
+        with baselines.HarnessProcesses(key, workers) as harness:
+            startup_s = time.perf_counter() - start
+            start = time.perf_counter()
+            outcomes = harness.run(jobs, timeout_s)
+            seconds = time.perf_counter() - start
+        rows.append(_row(key, label, items, outcomes, [seconds], cores, startup_s))
+    jobs = [(item.source, item.inputs) for item in b_items]
+    start = time.perf_counter()
+    outcomes = baselines.run_fresh_processes(jobs, workers, timeout_s)
+    rows.append(_row("b", "fresh python3 per test", b_items, outcomes, [time.perf_counter() - start], cores))
     return rows
 
 
