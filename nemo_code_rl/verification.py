@@ -32,10 +32,13 @@ from nemo_code_rl.rewards import (
     VerificationSummary,
     compute_reward,
 )
+from nemo_code_rl.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, problem_key
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
 FeedbackReveals = Literal["verdict", "input", "input_and_expected"]
 FEEDBACK_REVEALS: tuple[str, ...] = get_args(FeedbackReveals)
+AfterTimeout = Literal["run", "skip"]
+AFTER_TIMEOUT: tuple[str, ...] = get_args(AfterTimeout)
 
 
 @dataclass(frozen=True)
@@ -51,6 +54,16 @@ class VerifierConfig:
         early_exit: stop a program at its first failing test (the rest are ``not_run``).
         max_tests: run at most this many tests per problem, a sample fixed by the problem id.
         timeout_s: per-test wall-clock limit where the data gives none.
+        calibrate: where a problem has a reference solution, its per-test limit is
+            ``time_limits.FACTOR`` x the reference's slowest test here (clamped to
+            ``[FLOOR_S, CEILING_S]``), measured once per problem content and remembered by the
+            verifier (and by ``score`` on disk); the data's or the configured limit otherwise.
+        after_timeout: what a program's remaining tests get once one test timed out. ``skip``
+            (default): they are recorded ``not_run`` without running: a program that timed out
+            fails whatever follows, so pass/fail and the binary reward are unchanged, while an
+            endless loop costs one limit instead of one per test. In ``fraction`` / ``shaped``
+            reward modes it takes the credit of the tests after the first timeout (they would
+            have been run, and might have passed). ``run`` runs every test (the old behaviour).
         use_data_time_limits: use a problem's own time limit (times ``time_limit_factor``).
         time_limit_factor: multiplies data time limits (judges' limits are often set for C++).
         limits: the other per-test limits (memory, output, files, processes).
@@ -80,6 +93,8 @@ class VerifierConfig:
     feedback_chars: int = 1000
     checkers: Mapping[str, str] = field(default_factory=dict)
     feedback_reveals: FeedbackReveals = "verdict"
+    calibrate: bool = True
+    after_timeout: AfterTimeout = "skip"
 
     def __post_init__(self) -> None:
         if self.max_tests is not None and self.max_tests < 1:
@@ -92,6 +107,8 @@ class VerifierConfig:
             raise ConfigError(
                 f"feedback_reveals must be one of {FEEDBACK_REVEALS}, got {self.feedback_reveals!r}"
             )
+        if self.after_timeout not in AFTER_TIMEOUT:
+            raise ConfigError(f"after_timeout must be one of {AFTER_TIMEOUT}, got {self.after_timeout!r}")
         if not 0 < self.time_limit_factor < math.inf:
             raise ConfigError(f"time_limit_factor must be a positive number, got {self.time_limit_factor!r}")
 
@@ -254,38 +271,91 @@ class Verifier:
         pool: ExecutionPool | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        time_limits: TimeLimitCache | None = None,
     ) -> None:
         self.config = config or VerifierConfig()
         self._owns_pool = pool is None
         self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
-        self._time_limits: dict[str, float] = {}
+        self.time_limits = time_limits if time_limits is not None else TimeLimitCache()
+        self._calibration = (
+            FACTOR,
+            FLOOR_S,
+            CEILING_S,
+        )
+        self._explicit: set[str] = set()
+        self._keys: dict[int, tuple[Problem, str]] = {}
+
+    def _key(self, problem: Problem) -> str:
+        known = self._keys.get(id(problem))
+        if known is not None and known[0] is problem:
+            return known[1]
+        key = problem_key(problem, self.config.max_tests, *self._calibration)
+        self._keys[id(problem)] = (problem, key)
+        return key
 
     def time_limit(self, problem: Problem) -> float:
         """The per-test wall limit: calibrated, else the data's own (times the factor, at most
         ``MAX_SECONDS``: a row's limit must not stop a batch), else the configured one."""
-        if problem.id in self._time_limits:
-            return self._time_limits[problem.id]
+        if problem.reference_solution:
+            key = self._key(problem)
+            calibrated = self.time_limits.get(key)
+            if calibrated is not None and (self.config.calibrate or key in self._explicit):
+                return calibrated
         if self.config.use_data_time_limits and problem.time_limit_s:
             return min(problem.time_limit_s * self.config.time_limit_factor, MAX_SECONDS)
         return self.config.timeout_s
 
     def calibrate_time_limits(
-        self, problems: Sequence[Problem], factor: float = 3.0, floor_s: float = 1.0, ceiling_s: float = 20.0
+        self,
+        problems: Sequence[Problem],
+        factor: float = FACTOR,
+        floor_s: float = FLOOR_S,
+        ceiling_s: float = CEILING_S,
     ) -> dict[str, float]:
-        """Set each problem's limit to ``factor`` x its reference solution's slowest test, clamped.
+        """Set each problem's limit to ``factor`` x its reference solution's slowest test, clamped
+        (these parameters then hold for every problem this verifier calibrates).
 
         Problems without a reference solution, or whose solution fails its own tests, keep their
-        limit. Returns the limits set, by problem id.
+        limit. A problem whose content was calibrated before (by this verifier, or in its cache's
+        file) is not run again. Returns the limits set, by problem id.
         """
+        if (factor, floor_s, ceiling_s) != self._calibration:
+            self._calibration = (factor, floor_s, ceiling_s)
+            self._keys.clear()
         candidates = [p for p in problems if p.reference_solution]
-        probe = replace(self.config, early_exit=False, timeout_s=ceiling_s, use_data_time_limits=False)
-        verifier = Verifier(probe, pool=self.pool)
-        checked = verifier.verify_batch([(p, f"```python\n{p.reference_solution}\n```") for p in candidates])
-        for problem, verification in zip(candidates, checked, strict=True):
-            if verification.passed:
-                slowest = max((t.wall_s for t in verification.tests), default=0.0)
-                self._time_limits[problem.id] = min(ceiling_s, max(floor_s, factor * slowest))
-        return {p.id: self._time_limits[p.id] for p in candidates if p.id in self._time_limits}
+        self._explicit.update(self._key(p) for p in candidates)
+        self._calibrate(candidates)
+        limits = {p.id: self.time_limits.get(self._key(p)) for p in candidates}
+        return {problem_id: limit for problem_id, limit in limits.items() if limit is not None}
+
+    def _calibrate(self, problems: Sequence[Problem]) -> None:
+        """Run the reference of every problem whose content is not in the cache yet, once each."""
+        todo: dict[str, Problem] = {}
+        for problem in problems:
+            key = self._key(problem)
+            if problem.reference_solution and key not in self.time_limits:
+                todo.setdefault(key, problem)
+        if not todo:
+            return
+        factor, floor_s, ceiling_s = self._calibration
+        probe = replace(
+            self.config,
+            early_exit=False,
+            timeout_s=ceiling_s,
+            use_data_time_limits=False,
+            calibrate=False,
+            after_timeout="skip",
+        )
+        checked = Verifier(probe, pool=self.pool).verify_batch(
+            [(p, f"```python\n{p.reference_solution}\n```") for p in todo.values()]
+        )
+        found: dict[str, float | None] = {}
+        for key, verification in zip(todo, checked, strict=True):
+            if verification.passed is None:  # an infrastructure fault: measure again next time
+                continue
+            slowest = max((t.wall_s for t in verification.tests), default=0.0)
+            found[key] = min(ceiling_s, max(floor_s, factor * slowest)) if verification.passed else None
+        self.time_limits.update(found)
 
     def verify_batch(
         self, items: Sequence[tuple[Problem, str]], progress: Callable[[int, int], None] | None = None
@@ -296,6 +366,9 @@ class Verifier:
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
         sandbox time of its own.
         """
+        self._keys.clear()
+        if self.config.calibrate:
+            self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
         jobs: dict[tuple[int, str], _Job] = {}
         repeats: list[tuple[int, _Job]] = []
@@ -337,20 +410,31 @@ class Verifier:
     def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
         batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
 
+        skip_after_timeout = self.config.after_timeout == "skip"
+
         def failed(program: int, position: int, result: ExecutionResult) -> bool:
+            if skip_after_timeout and result.verdict is Verdict.TIMEOUT:
+                return True
+            if not self.config.early_exit:
+                return False
             job = jobs[program]
             if job.problem.id in self.config.checkers:
                 return result.verdict is not Verdict.OK
             return self._judge(job, position, result).verdict != Verdict.PASSED
 
-        results = self.pool.run_batch(
-            batch, progress=progress, stop_when=failed if self.config.early_exit else None
-        )
+        stopping = self.config.early_exit or skip_after_timeout
+        results = self.pool.run_batch(batch, progress=progress, stop_when=failed if stopping else None)
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
             job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
-                _cut_after_first_failure(job)
+                _cut_after(
+                    job, lambda judgement: judgement.verdict != Verdict.PASSED, "an earlier test failed"
+                )
+            if skip_after_timeout:
+                _cut_after(
+                    job, lambda judgement: judgement.verdict == Verdict.TIMEOUT, "an earlier test timed out"
+                )
 
     def _run_checkers(self, jobs: list[_Job]) -> None:
         """Let each problem's special judge decide the tests whose program ran cleanly."""
@@ -465,16 +549,17 @@ class Verifier:
         self.close()
 
 
-def _cut_after_first_failure(job: _Job) -> None:
-    """Early exit is asynchronous; whatever ran after the first failure is dropped, so rewards
-    do not depend on timing."""
-    first = next((p for p, j in enumerate(job.judgements) if j.verdict != Verdict.PASSED), None)
+def _cut_after(job: _Job, stops: Callable[[Judgement], bool], why: str) -> None:
+    """Stopping a program is asynchronous; whatever ran after the first test that ``stops`` it is
+    dropped (recorded ``not_run``), so verdicts and rewards do not depend on timing."""
+    first = next((p for p, j in enumerate(job.judgements) if stops(j)), None)
     if first is None:
         return
-    skipped = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier test failed")
+    skipped = ExecutionResult(Verdict.NOT_RUN, error=f"not run: {why}")
     for position in range(first + 1, len(job.judgements)):
-        job.judgements[position] = Judgement(Verdict.NOT_RUN)
-        job.results[position] = skipped
+        if job.judgements[position].verdict != Verdict.NOT_RUN:
+            job.judgements[position] = Judgement(Verdict.NOT_RUN)
+            job.results[position] = skipped
 
 
 def _preview(text: str, limit: int = 300) -> str:

@@ -41,7 +41,9 @@ from pathlib import Path
 from types import ModuleType
 from unittest import mock
 
+from nemo_code_rl.benchmarking.workload import outputs_match
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD
+from nemo_code_rl.outcomes import Verdict
 
 Outcome = tuple[str, str | None]
 Job = tuple[str, Sequence[str]]
@@ -115,6 +117,9 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise TimeoutError("test timed out")
 
 
+_ALARM_ERROR = "TimeoutError: test timed out"
+
+
 def _exec_patched(code: object, data: str, timeout_s: float) -> Outcome:
     """One test the way those harnesses run it: everything patched inside one long-lived process.
 
@@ -155,12 +160,14 @@ def _manager_child(source: str, inputs: list[str], timeout_s: float, result: lis
     result.append([_exec_patched(code, data, timeout_s) for data in inputs])
 
 
-def _program_in_manager(child, source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
+def _program_in_manager(
+    child, source: str, inputs: Sequence[str], timeout_s: float, extra: tuple = ()
+) -> list[Outcome]:
     """The process model of those harnesses: a Manager for the result, one Process for the program."""
     context = multiprocessing.get_context("fork")
     with context.Manager() as manager:
         result = manager.list()
-        process = context.Process(target=child, args=(source, list(inputs), timeout_s, result))
+        process = context.Process(target=child, args=(source, list(inputs), timeout_s, result, *extra))
         process.start()
         process.join(timeout=(timeout_s + 1) * len(inputs) + 5)  # LiveCodeBench's global timeout
         if process.is_alive():
@@ -271,7 +278,35 @@ def run_lcb_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0
         return harness.run(jobs, timeout_s)
 
 
-_CHILDREN = {"c": _lcb_child, "c_lean": _manager_child}
+def _judging_child(
+    source: str, inputs: list[str], timeout_s: float, result: list, expected: list[str], early_exit: bool
+) -> None:
+    """Row c_lean's child judging as it goes (as LiveCodeBench does, in the program's process),
+    so it can stop at the first failing test; one verdict per test."""
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        code = compile(source, "<program>", "exec")
+    except SyntaxError:
+        result.append([Verdict.SYNTAX_ERROR.value] * len(inputs))
+        return
+    verdicts: list[str] = []
+    for data, want in zip(inputs, expected, strict=True):
+        if early_exit and verdicts and verdicts[-1] != Verdict.PASSED:
+            verdicts.append(Verdict.NOT_RUN.value)
+            continue
+        stdout, error = _exec_patched(code, data, timeout_s)
+        if error is None:
+            verdicts.append(
+                Verdict.PASSED.value if outputs_match(stdout, want) else Verdict.WRONG_ANSWER.value
+            )
+        elif error == _ALARM_ERROR:
+            verdicts.append(Verdict.TIMEOUT.value)
+        else:
+            verdicts.append(Verdict.RUNTIME_ERROR.value)
+    result.append(verdicts)
+
+
+_CHILDREN = {"c": _lcb_child, "c_lean": _manager_child, "judge": _judging_child}
 
 
 # --- (d) the bare fork floor ----------------------------------------------------------------------
@@ -382,9 +417,9 @@ def harness_main(kind: str) -> None:
     """Entry point of one harness process (rows c and c_lean): one program at a time, its way."""
     child = _CHILDREN[kind]
 
-    def handle(request: tuple[str, list[str], float], protocol_fds: tuple[int, int]) -> object:
-        source, inputs, timeout_s = request
-        return _program_in_manager(child, source, inputs, timeout_s)
+    def handle(request: tuple, protocol_fds: tuple[int, int]) -> object:
+        source, inputs, timeout_s, *extra = request
+        return _program_in_manager(child, source, inputs, timeout_s, tuple(extra))
 
     _serve(handle)
 
@@ -494,3 +529,15 @@ class HarnessProcesses(_ServedProcesses):
 
     def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
         return self._map([(source, list(inputs), timeout_s) for source, inputs in jobs])
+
+    def judge(
+        self, jobs: Sequence[Job], expected: Sequence[Sequence[str]], timeout_s: float, early_exit: bool
+    ) -> list[list[str]]:
+        """For kind ``judge``: each program's verdict per test (``Verdict`` values), judged in the
+        program's process, stopping at its first failing test when ``early_exit``."""
+        return self._map(
+            [
+                (source, list(inputs), timeout_s, list(want), early_exit)
+                for (source, inputs), want in zip(jobs, expected, strict=True)
+            ]
+        )

@@ -31,7 +31,7 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nemo_code_rl.benchmarking import baselines
+from nemo_code_rl.benchmarking import baselines, mix
 from nemo_code_rl.benchmarking.backend_rows import BACKEND_KEYS, measure_backends
 from nemo_code_rl.benchmarking.soak import run_soak
 from nemo_code_rl.benchmarking.workload import WorkItem, build_workload, outputs_match, spread_subset
@@ -322,7 +322,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Time the execution engine against fresh processes, the APPS/LiveCodeBench "
         "harness and a bare-fork floor, on one generated workload.",
     )
-    parser.add_argument("--programs", type=int, default=200, help="programs in the workload (default 200)")
+    parser.add_argument(
+        "--programs", type=int, default=None, help="programs in the workload (default 200; 256 with --mix)"
+    )
     parser.add_argument("--tests", type=int, default=10, help="tests per program (default 10)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="workers for every row")
     parser.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
@@ -346,7 +348,20 @@ def _parser() -> argparse.ArgumentParser:
         "that refuse namespaces)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=5.0, help="per-test time limit in seconds (default 5)"
+        "--timeout", type=float, default=None, help="per-test time limit in seconds (default 5; 2 with --mix)"
+    )
+    parser.add_argument(
+        "--mix",
+        action="store_true",
+        help="instead of the table: the realistic RL batch (70%% correct, 10%% wrong, 10%% endless loops, "
+        "5%% slow, 5%% crashing) judged by the verifier with fixed and calibrated limits, with and without "
+        "early exit, against the Manager + Process harness with the same per-test limit",
+    )
+    parser.add_argument(
+        "--mix-slow",
+        type=float,
+        default=0.3,
+        help="CPU seconds per test of the mix's slow but correct programs (default 0.3)",
     )
     parser.add_argument(
         "--backends",
@@ -372,6 +387,12 @@ def main(argv: list[str] | None = None) -> int:
     the LiveCodeBench harness's own failures, excepted), 1 when one does not, 2 when the engine
     could not run (the baselines are still measured and printed)."""
     args = _parser().parse_args(argv)
+    if args.programs is None:
+        args.programs = 256 if args.mix else 200
+    if args.timeout is None:
+        args.timeout = 2.0 if args.mix else 5.0
+    if args.mix:
+        return mix.main(args)
     if min(args.programs, args.tests, args.workers, args.b_programs, args.repeats) < 1:
         _parser().error("--programs, --tests, --workers, --b-programs and --repeats must be at least 1")
     cores = min(args.workers, len(os.sched_getaffinity(0)))
