@@ -127,6 +127,10 @@ class VerifierConfig:
             raise ConfigError(
                 f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s"
             )
+        if isinstance(data.get("limits"), Mapping) and "stop_after_timeout" in data["limits"]:
+            raise ConfigError(
+                f"{where}.limits.stop_after_timeout is not used: set the policy with {where}.after_timeout"
+            )
         for key, kind in nested.items():
             if key in data and not isinstance(data[key], kind):
                 check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")
@@ -394,6 +398,7 @@ class Verifier:
         return self.config.limits.with_overrides(
             timeout_s=self.time_limit(problem),
             cpu_s=None,
+            stop_after_timeout=self.config.after_timeout == "skip",
             output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
         )
 
@@ -410,31 +415,20 @@ class Verifier:
     def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
         batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
 
-        skip_after_timeout = self.config.after_timeout == "skip"
-
         def failed(program: int, position: int, result: ExecutionResult) -> bool:
-            if skip_after_timeout and result.verdict is Verdict.TIMEOUT:
-                return True
-            if not self.config.early_exit:
-                return False
             job = jobs[program]
             if job.problem.id in self.config.checkers:
                 return result.verdict is not Verdict.OK
             return self._judge(job, position, result).verdict != Verdict.PASSED
 
-        stopping = self.config.early_exit or skip_after_timeout
-        results = self.pool.run_batch(batch, progress=progress, stop_when=failed if stopping else None)
+        results = self.pool.run_batch(
+            batch, progress=progress, stop_when=failed if self.config.early_exit else None
+        )
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
             job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
-                _cut_after(
-                    job, lambda judgement: judgement.verdict != Verdict.PASSED, "an earlier test failed"
-                )
-            if skip_after_timeout:
-                _cut_after(
-                    job, lambda judgement: judgement.verdict == Verdict.TIMEOUT, "an earlier test timed out"
-                )
+                _cut_after_first_failure(job)
 
     def _run_checkers(self, jobs: list[_Job]) -> None:
         """Let each problem's special judge decide the tests whose program ran cleanly."""
@@ -549,17 +543,16 @@ class Verifier:
         self.close()
 
 
-def _cut_after(job: _Job, stops: Callable[[Judgement], bool], why: str) -> None:
-    """Stopping a program is asynchronous; whatever ran after the first test that ``stops`` it is
-    dropped (recorded ``not_run``), so verdicts and rewards do not depend on timing."""
-    first = next((p for p, j in enumerate(job.judgements) if stops(j)), None)
+def _cut_after_first_failure(job: _Job) -> None:
+    """Early exit is asynchronous; whatever ran after the first failure is dropped, so rewards
+    do not depend on timing."""
+    first = next((p for p, j in enumerate(job.judgements) if j.verdict != Verdict.PASSED), None)
     if first is None:
         return
-    skipped = ExecutionResult(Verdict.NOT_RUN, error=f"not run: {why}")
+    skipped = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier test failed")
     for position in range(first + 1, len(job.judgements)):
-        if job.judgements[position].verdict != Verdict.NOT_RUN:
-            job.judgements[position] = Judgement(Verdict.NOT_RUN)
-            job.results[position] = skipped
+        job.judgements[position] = Judgement(Verdict.NOT_RUN)
+        job.results[position] = skipped
 
 
 def _preview(text: str, limit: int = 300) -> str:

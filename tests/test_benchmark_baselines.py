@@ -203,3 +203,54 @@ def test_soak_reports_memory_and_leftovers() -> None:
     assert report.rss_start_bytes > 0 and report.rss_end_bytes > 0
     assert report.leftover_processes == 0
     assert len(lines) == 3
+
+
+def test_realistic_mix_rows_agree_on_every_program(tmp_path: Path) -> None:
+    """``bench --mix`` (scaled down): every row, the Manager + Process harness included, passes
+    exactly the programs built to pass, with and without early exit, fixed or calibrated limits."""
+    from nemo_code_rl.benchmarking.mix import PASSING, build_mix
+
+    items = build_mix(40, 3, problems=8, slow_s=0.05)
+    labels = [item.label for item in items]
+    assert {label: labels.count(label) for label in set(labels)} == {
+        "correct": 28, "wrong": 4, "loop": 4, "slow": 2, "crash": 2,
+    }  # fmt: skip
+    before = _child_pids()
+    out = tmp_path / "mix.json"
+    argv = [
+        "--mix",
+        "--programs",
+        "40",
+        "--tests",
+        "3",
+        "--timeout",
+        "1",
+        "--workers",
+        "2",
+        "--mix-slow",
+        "0.05",
+    ]
+    assert engine_bench.main([*argv, "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    rows = {row["key"]: row for row in report["rows"]}
+    assert set(rows) == {
+        "fixed",
+        "fixed_skip",
+        "calibrated",
+        "fixed_ee",
+        "calibrated_ee",
+        "harness",
+        "harness_ee",
+    }
+    assert report["programs_disagreeing_with_design"] == {}
+    assert (
+        {row["pass_rate"] for row in rows.values()}
+        == {30 / 40}
+        == {sum(label in PASSING for label in labels) / 40}
+    )
+    assert rows["fixed"]["verdicts"]["timeout"] == 4 * 3 and rows["harness"]["verdicts"]["timeout"] == 4 * 3
+    assert (
+        rows["fixed_skip"]["verdicts"]["timeout"] == 4 and rows["fixed_skip"]["verdicts"]["not_run"] == 4 * 2
+    )
+    assert set(report["targets"]) == {"fixed_skip/harness", "fixed_ee/harness_ee"}
+    assert _child_pids() <= before

@@ -31,6 +31,8 @@ class Limits:
             is counted and discarded without changing the verdict (an endless writer is stopped).
         file_bytes: largest file the program may write (RLIMIT_FSIZE); also the size of its temp dir.
         processes: processes and threads the program may have at once (RLIMIT_NPROC).
+        stop_after_timeout: once one input exceeds its time limit, the program's remaining inputs
+            are not run (``not_run``), so an endless loop costs one limit, not one per input.
 
     Example:
         >>> Limits(timeout_s=2).cpu_limit_s
@@ -44,6 +46,7 @@ class Limits:
     stderr_bytes: int = 16 * KiB
     file_bytes: int = 64 * MiB
     processes: int = 64
+    stop_after_timeout: bool = False
 
     def __post_init__(self) -> None:
         check_seconds("timeout_s", self.timeout_s)

@@ -64,6 +64,10 @@ def _result(verdict: Verdict, **fields) -> dict:
     return {"verdict": verdict.value, **fields}
 
 
+def _timed_out(result: dict | None) -> bool:
+    return result is not None and result["verdict"] == Verdict.TIMEOUT.value
+
+
 class _Chain:
     """One forked child running inputs ``[start, stop)`` of a program.
 
@@ -460,6 +464,9 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
                         not_run = _result(
                             Verdict.NOT_RUN, error="not run: the caller stopped the program early"
                         )
+                        return [results.get(i, not_run) for i in range(count)]
+                    if job["limits"].stop_after_timeout and _timed_out(results.get(index - 1)):
+                        not_run = _result(Verdict.NOT_RUN, error="not run: an earlier input timed out")
                         return [results.get(i, not_run) for i in range(count)]
             finally:
                 link.usable = link.template.clean()

@@ -1,5 +1,7 @@
 """One test per verdict, through the public API and real sandboxed processes."""
 
+import pytest
+
 from nemo_code_rl import Limits, Program, Verdict
 
 
@@ -146,3 +148,17 @@ def test_writing_to_the_control_channel_is_the_programs_fault_not_a_lost_worker(
     assert [r.verdict for r in results] == [Verdict.SANDBOX_VIOLATION, Verdict.NOT_RUN, Verdict.NOT_RUN]
     assert "control channel" in results[0].error
     assert pool.run(Program("print(5)", [""]))[0].stdout == "5\n"
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_stop_after_timeout_leaves_the_rest_not_run(pool, strict):
+    """With ``stop_after_timeout`` the inputs after the first timeout are never run (an endless
+    loop costs one limit); without it every input runs."""
+    source = "n = int(input())\nwhile n == 1:\n    pass\nprint(n)"
+    inputs = ["0\n", "1\n", "2\n", "3\n"]
+    limits = Limits(timeout_s=0.5, stop_after_timeout=True)
+    stopped = pool.run(Program(source, inputs, limits=limits, strict=strict))
+    assert [r.verdict for r in stopped] == [Verdict.OK, Verdict.TIMEOUT, Verdict.NOT_RUN, Verdict.NOT_RUN]
+    assert stopped[2].error == "not run: an earlier input timed out" and stopped[2].wall_s == 0.0
+    every = pool.run(Program(source, inputs, limits=Limits(timeout_s=0.5), strict=strict))
+    assert [r.verdict for r in every] == [Verdict.OK, Verdict.TIMEOUT, Verdict.OK, Verdict.OK]
