@@ -58,6 +58,10 @@ class VerifierConfig:
             ``time_limits.FACTOR`` x the reference's slowest test here (clamped to
             ``[FLOOR_S, CEILING_S]``), measured once per problem content and remembered by the
             verifier (and by ``score`` on disk); the data's or the configured limit otherwise.
+        wall_backstop: per-test limits count the program's CPU time, so a busy machine does not
+            turn a correct program into a timeout: one that waited for the CPU gets the time it
+            waited, up to this multiple of the limit in wall-clock time (a sleeping or blocked
+            program stops there). ``None``: the limits are wall-clock time.
         after_timeout: what a program's remaining tests get once one test timed out. ``skip``
             (default): they are recorded ``not_run`` without running: a program that timed out
             fails whatever follows, so pass/fail and the binary reward are unchanged, while an
@@ -94,6 +98,7 @@ class VerifierConfig:
     checkers: Mapping[str, str] = field(default_factory=dict)
     feedback_reveals: FeedbackReveals = "verdict"
     calibrate: bool = True
+    wall_backstop: float | None = 2.0
     after_timeout: AfterTimeout = "skip"
 
     def __post_init__(self) -> None:
@@ -107,6 +112,8 @@ class VerifierConfig:
             raise ConfigError(
                 f"feedback_reveals must be one of {FEEDBACK_REVEALS}, got {self.feedback_reveals!r}"
             )
+        if self.wall_backstop is not None and not 1 <= self.wall_backstop < math.inf:
+            raise ConfigError(f"wall_backstop must be a number >= 1 or None, got {self.wall_backstop!r}")
         if self.after_timeout not in AFTER_TIMEOUT:
             raise ConfigError(f"after_timeout must be one of {AFTER_TIMEOUT}, got {self.after_timeout!r}")
         if not 0 < self.time_limit_factor < math.inf:
@@ -127,10 +134,9 @@ class VerifierConfig:
             raise ConfigError(
                 f"{where}.limits.timeout_s is not used: set the per-test wall limit with {where}.timeout_s"
             )
-        if isinstance(data.get("limits"), Mapping) and "stop_after_timeout" in data["limits"]:
-            raise ConfigError(
-                f"{where}.limits.stop_after_timeout is not used: set the policy with {where}.after_timeout"
-            )
+        for key, instead in (("stop_after_timeout", "after_timeout"), ("wall_backstop_s", "wall_backstop")):
+            if isinstance(data.get("limits"), Mapping) and key in data["limits"]:
+                raise ConfigError(f"{where}.limits.{key} is not used: set it with {where}.{instead}")
         for key, kind in nested.items():
             if key in data and not isinstance(data[key], kind):
                 check_keys(data[key], [f.name for f in fields(kind)], f"{where}.{key}")
@@ -395,9 +401,12 @@ class Verifier:
         return [v for v in verifications if v is not None]
 
     def _limits(self, problem: Problem) -> Limits:
+        limit = self.time_limit(problem)
+        backstop = self.config.wall_backstop
         return self.config.limits.with_overrides(
-            timeout_s=self.time_limit(problem),
+            timeout_s=limit,
             cpu_s=None,
+            wall_backstop_s=None if backstop is None else min(MAX_SECONDS, limit * backstop),
             stop_after_timeout=self.config.after_timeout == "skip",
             output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
         )
