@@ -368,36 +368,54 @@ class Verifier:
         self.time_limits.update(found)
 
     def verify_batch(
-        self, items: Sequence[tuple[Problem, str]], progress: Callable[[int, int], None] | None = None
+        self,
+        items: Sequence[tuple[Problem, str]],
+        progress: Callable[[int, int], None] | None = None,
+        on_verified: Callable[[int, Verification], None] | None = None,
     ) -> list[Verification]:
         """Verify every (problem, completion) pair; one result per pair, in order.
 
         The same code for the same problem object runs once: GRPO groups repeat answers (more so
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
-        sandbox time of its own.
+        sandbox time of its own. ``on_verified(index, verification)`` is called once per pair
+        as soon as its verdicts are known (as each program finishes, so a caller can stream
+        them), before the whole batch returns.
         """
         self._keys.clear()
         if self.config.calibrate:
             self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
         jobs: dict[tuple[int, str], _Job] = {}
-        repeats: list[tuple[int, _Job]] = []
+        repeats: dict[int, list[int]] = {}
         for index, (problem, completion) in enumerate(items):
             code, reason = candidate_code(problem, completion, self.config.extraction)
             if code is None:
                 verifications[index] = self._format_failure(problem, reason)
+                if on_verified is not None:
+                    on_verified(index, verifications[index])
             elif (id(problem), code) in jobs:
-                repeats.append((index, jobs[id(problem), code]))
+                repeats.setdefault(jobs[id(problem), code].index, []).append(index)
             else:
                 tests = selected_tests(problem, self.config.max_tests)
                 jobs[id(problem), code] = _Job(index, problem, code, tests)
         unique = list(jobs.values())
-        self._run(unique, progress)
+        emitted: set[int] = set()
+
+        def finished(job: _Job, verification: Verification) -> None:
+            emitted.add(job.index)
+            if on_verified is not None:
+                on_verified(job.index, verification)
+                for index in repeats.get(job.index, ()):
+                    on_verified(index, _repeat(verification))
+
+        self._run(unique, progress, finished if on_verified is not None else None)
         self._run_checkers(unique)
         for job in unique:
             verifications[job.index] = self._verification(job)
-        for index, job in repeats:
-            verifications[index] = replace(verifications[job.index], execution_s=0.0, timeout_lost_s=0.0)
+            if job.index not in emitted:
+                finished(job, verifications[job.index])
+            for index in repeats.get(job.index, ()):
+                verifications[index] = _repeat(verifications[job.index])
         return [v for v in verifications if v is not None]
 
     def _limits(self, problem: Problem) -> Limits:
@@ -421,23 +439,52 @@ class Verifier:
         test = job.tests[position]
         return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
 
-    def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
+    def _run(
+        self,
+        jobs: list[_Job],
+        progress: Callable[[int, int], None] | None,
+        finished: Callable[[_Job, Verification], None] | None,
+    ) -> None:
+        """Run the jobs' programs and judge them. With ``finished``, each job whose verdicts are
+        known from the results streamed so far (every test in, or the program stopped) is passed
+        to it at once; the others (special judges pending, a program that never ran) when the
+        batch is over, by the caller."""
         batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
+        seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
+        skip_after_timeout = self.config.after_timeout == "skip"
 
-        def failed(program: int, position: int, result: ExecutionResult) -> bool:
-            job = jobs[program]
+        def fails(job: _Job, position: int, result: ExecutionResult) -> bool:
             if job.problem.id in self.config.checkers:
                 return result.verdict is not Verdict.OK
             return self._judge(job, position, result).verdict != Verdict.PASSED
 
-        results = self.pool.run_batch(
-            batch, progress=progress, stop_when=failed if self.config.early_exit else None
-        )
+        def on_input(program: int, position: int, result: ExecutionResult) -> bool:
+            job = jobs[program]
+            stop = self.config.early_exit and fails(job, position, result)
+            if finished is not None and job.problem.id not in self.config.checkers:
+                seen[program][position] = result
+                ends = stop or (skip_after_timeout and result.verdict is Verdict.TIMEOUT)
+                if ends or len(seen[program]) == len(job.tests):
+                    finished(job, self._verification(self._judged(job, seen[program])))
+            return stop
+
+        streaming = self.config.early_exit or finished is not None
+        results = self.pool.run_batch(batch, progress=progress, stop_when=on_input if streaming else None)
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
             job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
                 _cut_after_first_failure(job)
+
+    def _judged(self, job: _Job, seen: Mapping[int, ExecutionResult]) -> _Job:
+        """A copy of ``job`` judged on the results streamed so far; the tests with none are
+        those its program will not run (it was stopped)."""
+        not_run = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier input timed out")
+        copy = replace(job, results=[seen.get(p, not_run) for p in range(len(job.tests))])
+        copy.judgements = [self._judge(copy, p, r) for p, r in enumerate(copy.results)]
+        if self.config.early_exit:
+            _cut_after_first_failure(copy)
+        return copy
 
     def _run_checkers(self, jobs: list[_Job]) -> None:
         """Let each problem's special judge decide the tests whose program ran cleanly."""
@@ -550,6 +597,11 @@ class Verifier:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _repeat(verification: Verification) -> Verification:
+    """The verdicts of a repeated answer: its first occurrence's, with no sandbox time of its own."""
+    return replace(verification, execution_s=0.0, timeout_lost_s=0.0)
 
 
 def _cut_after_first_failure(job: _Job) -> None:

@@ -301,7 +301,7 @@ def test_after_timeout_policy_skips_the_rest_and_keeps_pass_fail():
     assert (fractions["skip"], fractions["run"]) == (0.25, 0.75)
     with pytest.raises(ConfigError, match="after_timeout must be one of"):
         VerifierConfig(after_timeout="later")
-    with pytest.raises(ConfigError, match="set the policy with verifier.after_timeout"):
+    with pytest.raises(ConfigError, match="set it with verifier.after_timeout"):
         VerifierConfig.from_dict({"limits": {"stop_after_timeout": True}})
 
 
