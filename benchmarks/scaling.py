@@ -55,7 +55,10 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
     problems_file, completions_file = folder / "problems.jsonl", folder / "completions.jsonl"
     problems_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
     completions_file.write_text(
-        "".join(json.dumps({"id": item.name, "completion": f"```python\n{item.source}```"}) + "\n" for item in items)
+        "".join(
+            json.dumps({"id": item.name, "completion": f"```python\n{item.source}```"}) + "\n"
+            for item in items
+        )
     )
     command = [
         sys.executable, "-m", "nemo_code_rl.cli", "score", str(problems_file), str(completions_file),
