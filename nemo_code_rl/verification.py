@@ -372,6 +372,7 @@ class Verifier:
         items: Sequence[tuple[Problem, str]],
         progress: Callable[[int, int], None] | None = None,
         on_verified: Callable[[int, Verification], None] | None = None,
+        cancelled: Callable[[int], bool] | None = None,
     ) -> list[Verification]:
         """Verify every (problem, completion) pair; one result per pair, in order.
 
@@ -379,7 +380,9 @@ class Verifier:
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
         sandbox time of its own. ``on_verified(index, verification)`` is called once per pair
         as soon as its verdicts are known (as each program finishes, so a caller can stream
-        them), before the whole batch returns.
+        them), before the whole batch returns. ``cancelled(index)`` is asked as each test of the
+        pair's program ends; once it (and that of every repeat of the answer) says True, the
+        program is stopped and its remaining tests are ``not_run`` (whoever asked has gone).
         """
         self._keys.clear()
         if self.config.calibrate:
@@ -408,7 +411,13 @@ class Verifier:
                 for index in repeats.get(job.index, ()):
                     on_verified(index, _repeat(verification))
 
-        self._run(unique, progress, finished if on_verified is not None else None)
+        def dropped(job: _Job) -> bool:
+            assert cancelled is not None
+            return cancelled(job.index) and all(cancelled(index) for index in repeats.get(job.index, ()))
+
+        self._run(
+            unique, progress, finished if on_verified is not None else None, dropped if cancelled else None
+        )
         self._run_checkers(unique)
         for job in unique:
             verifications[job.index] = self._verification(job)
@@ -444,6 +453,7 @@ class Verifier:
         jobs: list[_Job],
         progress: Callable[[int, int], None] | None,
         finished: Callable[[_Job, Verification], None] | None,
+        dropped: Callable[[_Job], bool] | None = None,
     ) -> None:
         """Run the jobs' programs and judge them. With ``finished``, each job whose verdicts are
         known from the results streamed so far (every test in, or the program stopped) is passed
@@ -461,6 +471,8 @@ class Verifier:
         def on_input(program: int, position: int, result: ExecutionResult) -> bool:
             job = jobs[program]
             stop = self.config.early_exit and fails(job, position, result)
+            if dropped is not None and dropped(job):
+                return True
             if finished is not None and job.problem.id not in self.config.checkers:
                 seen[program][position] = result
                 ends = stop or (skip_after_timeout and result.verdict is Verdict.TIMEOUT)
@@ -468,7 +480,7 @@ class Verifier:
                     finished(job, self._verification(self._judged(job, seen[program])))
             return stop
 
-        streaming = self.config.early_exit or finished is not None
+        streaming = self.config.early_exit or finished is not None or dropped is not None
         results = self.pool.run_batch(batch, progress=progress, stop_when=on_input if streaming else None)
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
