@@ -20,7 +20,8 @@ from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
 from nemo_code_rl.problems import Problem, ProblemFormatError, RowError, read_problems
 from nemo_code_rl.rewards import RewardConfig, RewardMode
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, default_cache_path
+from nemo_code_rl.verification import AFTER_TIMEOUT, Verifier, VerifierConfig
 
 
 def _score_parser(sub: argparse._SubParsersAction) -> None:
@@ -60,6 +61,34 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
     parser.add_argument("--memory-mb", type=int, default=Limits().memory_bytes // 2**20)
     parser.add_argument(
         "--early-exit", action="store_true", help="stop each program at its first failing test"
+    )
+    defaults = VerifierConfig()
+    parser.add_argument(
+        "--calibrate",
+        action=argparse.BooleanOptionalAction,
+        default=defaults.calibrate,
+        help="per-problem time limits from the problem's reference solution, where it has one: "
+        f"{FACTOR:g} x its slowest test, in [{FLOOR_S:g}, {CEILING_S:g}] s; measured once per problem "
+        "content and kept in --time-limit-cache (default: on)",
+    )
+    parser.add_argument(
+        "--time-limit-cache",
+        type=Path,
+        default=None,
+        help=f"file of calibrated limits (default: {default_cache_path()})",
+    )
+    parser.add_argument(
+        "--after-timeout",
+        choices=AFTER_TIMEOUT,
+        default=defaults.after_timeout,
+        help="what a program's remaining tests get after one timed out: skip (recorded not_run, not run; "
+        "pass/fail unchanged, fraction rewards lose those tests) or run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--resume",
+        action="store_true",
+        help="keep the rows already in the results file (an interrupted run of the same completions) "
+        "and judge only the others",
     )
     parser.add_argument("--max-tests", type=int, default=None, help="run at most this many tests per problem")
     comparison = ComparisonConfig()
@@ -150,16 +179,37 @@ def _score(args: argparse.Namespace) -> int:
         early_exit=args.early_exit,
         max_tests=args.max_tests,
         checkers={} if args.no_checkers else read_checkers(args.checkers),
+        calibrate=args.calibrate,
+        after_timeout=args.after_timeout,
     )
+    cache = TimeLimitCache(args.time_limit_cache or default_cache_path()) if args.calibrate else None
+    results = scoring.ResultsFile(output, completions, resume=args.resume)  # fails now if unwritable
     update, close = progress_bar("scoring", enabled=not args.quiet)
-    with Verifier(config, workers=args.workers, isolation=args.isolation) as verifier:
-        try:
+    try:
+        with Verifier(config, workers=args.workers, isolation=args.isolation, time_limits=cache) as verifier:
             rows = scoring.score(
-                problems, completions, verifier, progress=update, problem_errors=problem_errors
+                problems,
+                completions,
+                verifier,
+                progress=update,
+                problem_errors=problem_errors,
+                on_row=results.append,
+                done=results.done,
             )
-        finally:
-            close()
-    scoring.write_results(rows, output)
+    except KeyboardInterrupt:
+        results.close()
+        print(
+            f"nemo-code-rl score: interrupted; {results.written} of {len(completions)} rows are in {output} "
+            "(add --resume to judge the others)",
+            file=sys.stderr,
+        )
+        return 130
+    except BaseException:
+        results.close()
+        raise
+    finally:
+        close()
+    results.finish(rows)
     warnings = scoring.input_warnings(completions, [row["status"] for row in rows], problem_errors)
     for warning in warnings:
         print(f"nemo-code-rl score: warning: {warning}", file=sys.stderr)

@@ -10,6 +10,7 @@ counted apart and reported (``input_warnings``), so nothing is dropped and nothi
 from __future__ import annotations
 
 import json
+import os
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ from nemo_code_rl.outcomes import AttemptStatus, Verdict
 from nemo_code_rl.passk import pass_at_k_table
 from nemo_code_rl.problems import Problem, RowError, not_text
 from nemo_code_rl.rewards import REWARD_VERSION
-from nemo_code_rl.verification import Verifier
+from nemo_code_rl.verification import Verification, Verifier
 
 
 class CompletionsError(ValueError):
@@ -101,33 +102,56 @@ def score(
     verifier: Verifier,
     progress: Callable[[int, int], None] | None = None,
     problem_errors: Sequence[RowError] = (),
+    on_row: Callable[[dict[str, Any]], None] | None = None,
+    done: Mapping[int, dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """One result row per completion, in order (see the module doc for the fields).
 
     Only completions of known problems reach the sandbox; the others get a row with ``status``
     ``unknown_problem`` or ``bad_input`` (their problem row, or their own line, is unusable) and
-    ``passed: null``, so they are counted apart and never enter pass@k.
+    ``passed: null``, so they are counted apart and never enter pass@k. ``on_row(row)`` gets each
+    new row as soon as it is known (as its program finishes); ``done`` holds rows of an earlier
+    run by ``index``, kept as they are and not judged again. ``progress(done, total)`` counts
+    rows, those of ``done`` included.
     """
     by_id = {p.id: p for p in problems}
     bad_problems = {e.problem_id: e for e in problem_errors if e.problem_id is not None}
-    known = [c for c in completions if not c.error and c.id in by_id]
-    verified = iter(verifier.verify_batch([(by_id[c.id], c.completion) for c in known], progress=progress))
-    rows = []
+    rows: dict[int, dict[str, Any]] = dict(done or {})
+    total = len(completions)
+
+    def emit(row: dict[str, Any]) -> None:
+        rows[row["index"]] = row
+        if on_row is not None:
+            on_row(row)
+        if progress is not None:
+            progress(len(rows), total)
+
+    if progress is not None:
+        progress(len(rows), total)
+    known = []
     for completion in completions:
+        if completion.index in rows:
+            continue
         if completion.error:
-            rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, completion.error))
+            emit(unjudged_row(completion, AttemptStatus.BAD_INPUT, completion.error))
         elif completion.id in bad_problems:
             error = bad_problems[completion.id]
             reason = f"its problem row ({error.where}) cannot be used: {error.reason}"
-            rows.append(unjudged_row(completion, AttemptStatus.BAD_INPUT, reason))
+            emit(unjudged_row(completion, AttemptStatus.BAD_INPUT, reason))
         elif completion.id not in by_id:
-            rows.append(unjudged_row(completion, AttemptStatus.UNKNOWN_PROBLEM, "no problem with this id"))
+            emit(unjudged_row(completion, AttemptStatus.UNKNOWN_PROBLEM, "no problem with this id"))
         else:
-            result = next(verified).to_dict()
-            result.pop("problem_id")
-            base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
-            rows.append({**base, "status": _status(result), **result})
-    return rows
+            known.append(completion)
+
+    def judged(position: int, verification: Verification) -> None:
+        completion = known[position]
+        result = verification.to_dict()
+        result.pop("problem_id")
+        base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
+        emit({**base, "status": _status(result), **result})
+
+    verifier.verify_batch([(by_id[c.id], c.completion) for c in known], on_verified=judged)
+    return [rows[completion.index] for completion in completions]
 
 
 def unjudged_row(completion: Completion, status: AttemptStatus, reason: str) -> dict[str, Any]:
@@ -253,9 +277,82 @@ def format_summary(summary: Mapping[str, Any]) -> str:
 
 
 def write_results(rows: Iterable[Mapping[str, Any]], path: str | Path) -> None:
-    with open(path, "w", encoding="utf-8") as handle:
-        for row in rows:
-            handle.write(json.dumps(row) + "\n")
+    """Write the whole results file in one step (a reader, or a crash, never sees half of it)."""
+    path = Path(path)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        with open(temporary, "w", encoding="utf-8") as handle:
+            for row in rows:
+                handle.write(json.dumps(row) + "\n")
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+class ResultsFile:
+    """The results file while ``score`` runs: opened before any judging (so an unwritable path
+    fails at once), each row appended and flushed as it is known, so the file is valid JSON lines
+    whenever the run stops (Ctrl-C, a crash). ``finish`` rewrites it in completion order.
+
+    Args:
+        path: the results file.
+        completions: what is being scored, to check rows kept by ``resume`` against.
+        resume: keep the rows of an earlier, interrupted run of the same completions (``done``)
+            and append the others; a last line cut short by the interruption is dropped.
+    """
+
+    def __init__(self, path: str | Path, completions: Sequence[Completion], resume: bool = False) -> None:
+        self.path = Path(path)
+        self.done: dict[int, dict[str, Any]] = {}
+        if resume and self.path.exists():
+            self.done, keep = read_partial_results(self.path, completions)
+            os.truncate(self.path, keep)
+            self._handle = open(self.path, "a", encoding="utf-8")
+        else:
+            self._handle = open(self.path, "w", encoding="utf-8")
+        self.written = len(self.done)
+
+    def append(self, row: Mapping[str, Any]) -> None:
+        self._handle.write(json.dumps(row) + "\n")
+        self._handle.flush()
+        self.written += 1
+
+    def finish(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        self.close()
+        write_results(rows, self.path)
+
+    def close(self) -> None:
+        self._handle.close()
+
+
+def read_partial_results(
+    path: str | Path, completions: Sequence[Completion]
+) -> tuple[dict[int, dict[str, Any]], int]:
+    """The rows of an interrupted run by ``index``, and the byte length of the file up to its last
+    whole row. A row that does not belong to ``completions`` (another file's results) is an error."""
+    data = Path(path).read_bytes()
+    by_index = {c.index: c for c in completions}
+    rows: dict[int, dict[str, Any]] = {}
+    end = 0
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        line_end = end + len(line) + 1
+        if line_end > len(data):  # no newline: the last row was cut short
+            break
+        try:
+            row = json.loads(line)
+        except ValueError:
+            raise ValueError(
+                f"{path}: line {number} is not a results row; remove the file or drop --resume"
+            ) from None
+        completion = by_index.get(row.get("index")) if isinstance(row, dict) else None
+        if completion is None or completion.id != row.get("id"):
+            raise ValueError(
+                f"{path}: line {number} is not a result of these completions (index/id do not match); "
+                "remove the file or drop --resume"
+            )
+        rows[completion.index] = row
+        end = line_end
+    return rows, end
 
 
 def default_results_path(completions_path: str | Path) -> Path:

@@ -16,7 +16,7 @@ import typing
 import zlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 import pydantic
 
@@ -34,9 +34,12 @@ from nemo_code_rl.rewards import (
     VerificationSummary,
     compute_reward,
 )
+from nemo_code_rl.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, problem_key
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
 FeedbackReveals = Literal["verdict", "input", "input_and_expected"]
+AfterTimeout = Literal["run", "skip"]
+AFTER_TIMEOUT: tuple[str, ...] = get_args(AfterTimeout)
 
 
 @config_section
@@ -52,6 +55,20 @@ class VerifierConfig(ConfigSection):
         early_exit: stop a program at its first failing test (the rest are ``not_run``).
         max_tests: run at most this many tests per problem, a sample fixed by the problem id.
         timeout_s: per-test wall-clock limit where the data gives none.
+        calibrate: where a problem has a reference solution, its per-test limit is
+            ``time_limits.FACTOR`` x the reference's slowest test here (clamped to
+            ``[FLOOR_S, CEILING_S]``), measured once per problem content and remembered by the
+            verifier (and by ``score`` on disk); the data's or the configured limit otherwise.
+        wall_backstop: per-test limits count the program's CPU time, so a busy machine does not
+            turn a correct program into a timeout: one that waited for the CPU gets the time it
+            waited, up to this multiple of the limit in wall-clock time (a sleeping or blocked
+            program stops there). ``None``: the limits are wall-clock time.
+        after_timeout: what a program's remaining tests get once one test timed out. ``skip``
+            (default): they are recorded ``not_run`` without running: a program that timed out
+            fails whatever follows, so pass/fail and the binary reward are unchanged, while an
+            endless loop costs one limit instead of one per test. In ``fraction`` / ``shaped``
+            reward modes it takes the credit of the tests after the first timeout (they would
+            have been run, and might have passed). ``run`` runs every test (the old behaviour).
         use_data_time_limits: use a problem's own time limit (times ``time_limit_factor``).
         time_limit_factor: multiplies data time limits (judges' limits are often set for C++).
         limits: the other per-test limits (memory, output, files, processes).
@@ -83,6 +100,9 @@ class VerifierConfig(ConfigSection):
     feedback_chars: int = 1000
     checkers: Mapping[str, str] = field(default_factory=dict)
     feedback_reveals: FeedbackReveals = "verdict"
+    calibrate: bool = True
+    wall_backstop: float | None = 2.0
+    after_timeout: AfterTimeout = "skip"
 
     def __post_init__(self) -> None:
         if self.max_tests is not None and self.max_tests < 1:
@@ -91,12 +111,18 @@ class VerifierConfig(ConfigSection):
             check_seconds("timeout_s", self.timeout_s)
         except ValueError as error:
             raise ConfigError(str(error)) from None
+        if self.wall_backstop is not None and not 1 <= self.wall_backstop < math.inf:
+            raise ConfigError(f"wall_backstop must be a number >= 1 or None, got {self.wall_backstop!r}")
         if not 0 < self.time_limit_factor < math.inf:
             raise ConfigError(f"time_limit_factor must be a positive number, got {self.time_limit_factor!r}")
 
     @pydantic.model_validator(mode="before")
     @classmethod
-    def _no_timeout_in_limits(cls, data: Any) -> Any:
+    def _limits_keys_set_elsewhere(cls, data: Any) -> Any:
+        limits = data.get("limits") if isinstance(data, dict) else None
+        for key, instead in (("stop_after_timeout", "after_timeout"), ("wall_backstop_s", "wall_backstop")):
+            if isinstance(limits, dict) and key in limits:
+                raise ConfigError(f"limits.{key} is not used: set it with {instead}")
         return no_timeout_in_limits(data, "per-test wall")
 
 
@@ -228,76 +254,161 @@ class Verifier:
         pool: ExecutionPool | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        time_limits: TimeLimitCache | None = None,
     ) -> None:
         self.config = config or VerifierConfig()
         self._owns_pool = pool is None
         self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
-        self._time_limits: dict[str, float] = {}
+        self.time_limits = time_limits if time_limits is not None else TimeLimitCache()
+        self._calibration = (
+            FACTOR,
+            FLOOR_S,
+            CEILING_S,
+        )
+        self._explicit: set[str] = set()
+        self._keys: dict[int, tuple[Problem, str]] = {}
+
+    def _key(self, problem: Problem) -> str:
+        known = self._keys.get(id(problem))
+        if known is not None and known[0] is problem:
+            return known[1]
+        key = problem_key(problem, self.config.max_tests, *self._calibration)
+        self._keys[id(problem)] = (problem, key)
+        return key
 
     def time_limit(self, problem: Problem) -> float:
         """The per-test wall limit: calibrated, else the data's own (times the factor, at most
         ``MAX_SECONDS``: a row's limit must not stop a batch), else the configured one."""
-        if problem.id in self._time_limits:
-            return self._time_limits[problem.id]
+        if problem.reference_solution:
+            key = self._key(problem)
+            calibrated = self.time_limits.get(key)
+            if calibrated is not None and (self.config.calibrate or key in self._explicit):
+                return calibrated
         if self.config.use_data_time_limits and problem.time_limit_s:
             return min(problem.time_limit_s * self.config.time_limit_factor, MAX_SECONDS)
         return self.config.timeout_s
 
     def calibrate_time_limits(
-        self, problems: Sequence[Problem], factor: float = 3.0, floor_s: float = 1.0, ceiling_s: float = 20.0
+        self,
+        problems: Sequence[Problem],
+        factor: float = FACTOR,
+        floor_s: float = FLOOR_S,
+        ceiling_s: float = CEILING_S,
     ) -> dict[str, float]:
-        """Set each problem's limit to ``factor`` x its reference solution's slowest test, clamped.
+        """Set each problem's limit to ``factor`` x its reference solution's slowest test, clamped
+        (these parameters then hold for every problem this verifier calibrates).
 
         Problems without a reference solution, or whose solution fails its own tests, keep their
-        limit. Returns the limits set, by problem id.
+        limit. A problem whose content was calibrated before (by this verifier, or in its cache's
+        file) is not run again. Returns the limits set, by problem id.
         """
+        if (factor, floor_s, ceiling_s) != self._calibration:
+            self._calibration = (factor, floor_s, ceiling_s)
+            self._keys.clear()
         candidates = [p for p in problems if p.reference_solution]
-        probe = replace(self.config, early_exit=False, timeout_s=ceiling_s, use_data_time_limits=False)
-        verifier = Verifier(probe, pool=self.pool)
-        checked = verifier.verify_batch([(p, f"```python\n{p.reference_solution}\n```") for p in candidates])
-        for problem, verification in zip(candidates, checked, strict=True):
-            if verification.passed:
-                slowest = max((t.wall_s for t in verification.tests), default=0.0)
-                self._time_limits[problem.id] = min(ceiling_s, max(floor_s, factor * slowest))
-        return {p.id: self._time_limits[p.id] for p in candidates if p.id in self._time_limits}
+        self._explicit.update(self._key(p) for p in candidates)
+        self._calibrate(candidates)
+        limits = {p.id: self.time_limits.get(self._key(p)) for p in candidates}
+        return {problem_id: limit for problem_id, limit in limits.items() if limit is not None}
+
+    def _calibrate(self, problems: Sequence[Problem]) -> None:
+        """Run the reference of every problem whose content is not in the cache yet, once each."""
+        todo: dict[str, Problem] = {}
+        for problem in problems:
+            key = self._key(problem)
+            if problem.reference_solution and key not in self.time_limits:
+                todo.setdefault(key, problem)
+        if not todo:
+            return
+        factor, floor_s, ceiling_s = self._calibration
+        probe = replace(
+            self.config,
+            early_exit=False,
+            timeout_s=ceiling_s,
+            use_data_time_limits=False,
+            calibrate=False,
+            after_timeout="skip",
+        )
+        checked = Verifier(probe, pool=self.pool).verify_batch(
+            [(p, f"```python\n{p.reference_solution}\n```") for p in todo.values()]
+        )
+        found: dict[str, float | None] = {}
+        for key, verification in zip(todo, checked, strict=True):
+            if verification.passed is None:  # an infrastructure fault: measure again next time
+                continue
+            slowest = max((t.wall_s for t in verification.tests), default=0.0)
+            found[key] = min(ceiling_s, max(floor_s, factor * slowest)) if verification.passed else None
+        self.time_limits.update(found)
 
     def verify_batch(
-        self, items: Sequence[tuple[Problem, str]], progress: Callable[[int, int], None] | None = None
+        self,
+        items: Sequence[tuple[Problem, str]],
+        progress: Callable[[int, int], None] | None = None,
+        on_verified: Callable[[int, Verification], None] | None = None,
+        cancelled: Callable[[int], bool] | None = None,
     ) -> list[Verification]:
         """Verify every (problem, completion) pair; one result per pair, in order.
 
         The same code for the same problem object runs once: GRPO groups repeat answers (more so
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
-        sandbox time of its own.
+        sandbox time of its own. ``on_verified(index, verification)`` is called once per pair
+        as soon as its verdicts are known (as each program finishes, so a caller can stream
+        them), before the whole batch returns. ``cancelled(index)`` is asked as each test of the
+        pair's program ends; once it (and that of every repeat of the answer) says True, the
+        program is stopped and its remaining tests are ``not_run`` (whoever asked has gone).
         """
+        self._keys.clear()
+        if self.config.calibrate:
+            self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
         jobs: dict[tuple[int, str], _Job] = {}
-        repeats: list[tuple[int, _Job]] = []
+        repeats: dict[int, list[int]] = {}
         for index, (problem, completion) in enumerate(items):
             code, reason = candidate_code(problem, completion, self.config.extraction)
             if code is None:
                 verifications[index] = self._format_failure(problem, reason)
+                if on_verified is not None:
+                    on_verified(index, verifications[index])
             elif (id(problem), code) in jobs:
-                repeats.append((index, jobs[id(problem), code]))
+                repeats.setdefault(jobs[id(problem), code].index, []).append(index)
             else:
                 tests = selected_tests(problem, self.config.max_tests)
                 jobs[id(problem), code] = _Job(index, problem, code, tests)
         unique = list(jobs.values())
-        self._run(unique, progress)
+        emitted: set[int] = set()
+
+        def finished(job: _Job, verification: Verification) -> None:
+            emitted.add(job.index)
+            if on_verified is not None:
+                on_verified(job.index, verification)
+                for index in repeats.get(job.index, ()):
+                    on_verified(index, _repeat(verification))
+
+        def dropped(job: _Job) -> bool:
+            assert cancelled is not None
+            return cancelled(job.index) and all(cancelled(index) for index in repeats.get(job.index, ()))
+
+        self._run(
+            unique, progress, finished if on_verified is not None else None, dropped if cancelled else None
+        )
         self._run_checkers(unique)
         for job in unique:
             verifications[job.index] = self._verification(job)
-        for index, job in repeats:
-            first = verifications[job.index]
-            assert first is not None
-            verifications[index] = replace(first, execution_s=0.0, timeout_lost_s=0.0)
+            if job.index not in emitted:
+                finished(job, verifications[job.index])
+            for index in repeats.get(job.index, ()):
+                verifications[index] = _repeat(verifications[job.index])
         missing = [index for index, v in enumerate(verifications) if v is None]
         assert not missing, f"completions {missing} have no verification"
         return typing.cast("list[Verification]", verifications)
 
     def _limits(self, problem: Problem) -> Limits:
+        limit = self.time_limit(problem)
+        backstop = self.config.wall_backstop
         return self.config.limits.with_overrides(
-            timeout_s=self.time_limit(problem),
+            timeout_s=limit,
+            wall_backstop_s=None if backstop is None else min(MAX_SECONDS, limit * backstop),
+            stop_after_timeout=self.config.after_timeout == "skip",
             output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
         )
 
@@ -311,23 +422,55 @@ class Verifier:
         test = job.tests[position]
         return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
 
-    def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
+    def _run(
+        self,
+        jobs: list[_Job],
+        progress: Callable[[int, int], None] | None,
+        finished: Callable[[_Job, Verification], None] | None,
+        dropped: Callable[[_Job], bool] | None = None,
+    ) -> None:
+        """Run the jobs' programs and judge them. With ``finished``, each job whose verdicts are
+        known from the results streamed so far (every test in, or the program stopped) is passed
+        to it at once; the others (special judges pending, a program that never ran) when the
+        batch is over, by the caller."""
         batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
+        seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
+        skip_after_timeout = self.config.after_timeout == "skip"
 
-        def failed(program: int, position: int, result: ExecutionResult) -> bool:
-            job = jobs[program]
+        def fails(job: _Job, position: int, result: ExecutionResult) -> bool:
             if job.problem.id in self.config.checkers:
                 return result.verdict is not Verdict.OK
             return self._judge(job, position, result).verdict != Verdict.PASSED
 
-        results = self.pool.run_batch(
-            batch, progress=progress, stop_when=failed if self.config.early_exit else None
-        )
+        def on_input(program: int, position: int, result: ExecutionResult) -> bool:
+            job = jobs[program]
+            stop = self.config.early_exit and fails(job, position, result)
+            if dropped is not None and dropped(job):
+                return True
+            if finished is not None and job.problem.id not in self.config.checkers:
+                seen[program][position] = result
+                ends = stop or (skip_after_timeout and result.verdict is Verdict.TIMEOUT)
+                if ends or len(seen[program]) == len(job.tests):
+                    finished(job, self._verification(self._judged(job, seen[program])))
+            return stop
+
+        streaming = self.config.early_exit or finished is not None or dropped is not None
+        results = self.pool.run_batch(batch, progress=progress, stop_when=on_input if streaming else None)
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
             job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
                 _cut_after_first_failure(job)
+
+    def _judged(self, job: _Job, seen: Mapping[int, ExecutionResult]) -> _Job:
+        """A copy of ``job`` judged on the results streamed so far; the tests with none are
+        those its program will not run (it was stopped)."""
+        not_run = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier input timed out")
+        copy = replace(job, results=[seen.get(p, not_run) for p in range(len(job.tests))])
+        copy.judgements = [self._judge(copy, p, r) for p, r in enumerate(copy.results)]
+        if self.config.early_exit:
+            _cut_after_first_failure(copy)
+        return copy
 
     def _run_checkers(self, jobs: list[_Job]) -> None:
         """Let each problem's special judge decide the tests whose program ran cleanly."""
@@ -440,6 +583,11 @@ class Verifier:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _repeat(verification: Verification) -> Verification:
+    """The verdicts of a repeated answer: its first occurrence's, with no sandbox time of its own."""
+    return replace(verification, execution_s=0.0, timeout_lost_s=0.0)
 
 
 def _cut_after_first_failure(job: _Job) -> None:

@@ -52,3 +52,12 @@ def verifier():
 
     with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
         yield engine
+
+
+@pytest.fixture(scope="session", autouse=True)
+def private_cache_home(tmp_path_factory) -> Path:
+    """``score`` keeps calibrated time limits under ``$XDG_CACHE_HOME``: the tests (and the
+    commands they start) use a temporary one, never the user's."""
+    folder = tmp_path_factory.mktemp("cache_home")
+    os.environ["XDG_CACHE_HOME"] = str(folder)
+    return folder

@@ -140,6 +140,20 @@ def test_livecodebench_harness_baseline(small_slice: list[WorkItem]) -> None:
     assert _child_pids() <= before
 
 
+@pytest.mark.parametrize("kind", ["c", "c_lean"])
+def test_harness_rows_run_in_separate_processes(kind: str) -> None:
+    """Rows c and c_lean are separate processes (one per worker), not threads of this one: each
+    program's process is the child of a harness process, never of the benchmark's."""
+    source = "import os\nprint(os.getppid())\n"
+    with baselines.HarnessProcesses(kind, workers=2) as harness:
+        harnesses = _child_pids()
+        outcomes = harness.run([(source, [""])] * 4, timeout_s=30)
+    parents = {int(stdout) for ((stdout, error),) in outcomes if error is None}
+    assert len(parents) >= 1 and all(error is None for ((_, error),) in outcomes)
+    assert os.getpid() not in parents
+    assert parents <= harnesses
+
+
 def test_fork_floor_baseline(small_slice: list[WorkItem]) -> None:
     before = _child_pids()
     with baselines.ForkFloor(workers=2) as floor:
@@ -189,3 +203,49 @@ def test_soak_reports_memory_and_leftovers() -> None:
     assert report.rss_start_bytes > 0 and report.rss_end_bytes > 0
     assert report.leftover_processes == 0
     assert len(lines) == 3
+
+
+def test_realistic_mix_rows_agree_on_every_program(tmp_path: Path) -> None:
+    """``bench --mix`` (scaled down): every row, the Manager + Process harness included, passes
+    exactly the programs built to pass, with and without early exit, fixed or calibrated limits;
+    after a timeout, ``skip`` records the program's other test ``not_run`` instead of running it."""
+    from nemo_code_rl.benchmarking.mix import PASSING, build_mix
+
+    labels = [item.label for item in build_mix(20, 2, slow_s=0.02)]
+    assert {label: labels.count(label) for label in set(labels)} == {
+        "correct": 14, "wrong": 2, "loop": 2, "slow": 1, "crash": 1,
+    }  # fmt: skip
+    before = _child_pids()
+    out = tmp_path / "mix.json"
+    argv = [
+        "--mix",
+        "--programs",
+        "20",
+        "--tests",
+        "2",
+        "--timeout",
+        "2",
+        "--workers",
+        "2",
+        "--mix-slow",
+        "0.02",
+    ]
+    assert engine_bench.main([*argv, "--json", str(out)]) == 0
+    report = json.loads(out.read_text())
+    rows = {row["key"]: row for row in report["rows"]}
+    assert set(rows) == {
+        "fixed",
+        "fixed_skip",
+        "calibrated",
+        "fixed_ee",
+        "calibrated_ee",
+        "harness",
+        "harness_ee",
+    }
+    assert report["programs_disagreeing_with_design"] == {}
+    design = sum(label in PASSING for label in labels) / len(labels)
+    assert {row["pass_rate"] for row in rows.values()} == {design} == {15 / 20}
+    assert rows["fixed"]["verdicts"]["timeout"] == rows["harness"]["verdicts"]["timeout"] == 2 * 2
+    assert rows["fixed_skip"]["verdicts"]["timeout"] == rows["fixed_skip"]["verdicts"]["not_run"] == 2
+    assert set(report["targets"]) == {"fixed_skip/harness", "fixed_ee/harness_ee"}
+    assert _child_pids() <= before

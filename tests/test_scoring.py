@@ -91,3 +91,66 @@ def test_default_job_scores_humaneval(tmp_path, capsys):
     rows = [json.loads(line) for line in open(tmp_path / "out.jsonl")]
     assert len(rows) == 168 and sum(r["passed"] for r in rows) == 164
     assert "passed=164" in capsys.readouterr().out
+
+
+def _loop_job(tmp_path, loops=6):
+    problem = {
+        "id": "double",
+        "question": "Print twice the number.",
+        "input_output": json.dumps({"inputs": ["1\n", "2\n", "3\n"], "outputs": ["2\n", "4\n", "6\n"]}),
+    }
+    right = {"id": "double", "completion": "```python\nprint(int(input()) * 2)\n```"}
+    loop = {"id": "double", "completion": "```python\nwhile True:\n    pass\n```"}
+    write_jsonl(tmp_path / "problems.jsonl", [problem])
+    write_jsonl(tmp_path / "completions.jsonl", [right, right, *[loop] * loops])
+    return [str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl")]
+
+
+def _rows(path):
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def test_interrupted_score_leaves_a_valid_partial_file_and_resume_finishes_it(tmp_path):
+    """A real ``score`` process stopped with SIGINT (Ctrl-C) mid-run leaves whole rows, flushed as
+    programs finished; ``--resume`` keeps them as they are (not judged again) and adds the rest."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    files = _loop_job(tmp_path)
+    results = tmp_path / "out.jsonl"
+    common = ["--workers", "2", "--timeout", "1", "--quiet", "--no-calibrate", "-o", str(results)]
+    command = [sys.executable, "-m", "nemo_code_rl.cli", "score", *files, *common]
+    process = subprocess.Popen([*command, "--after-timeout", "run"], stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and process.poll() is None:
+        if results.exists() and len(results.read_text().splitlines()) >= 2:
+            break
+        time.sleep(0.05)
+    os.kill(process.pid, signal.SIGINT)
+    _, stderr = process.communicate(timeout=120)
+    assert process.returncode == 130, stderr
+    assert "--resume" in stderr
+    partial = _rows(results)
+    assert 2 <= len(partial) < 8 and results.read_text().endswith("\n")
+    assert {row["index"] for row in partial} >= {0, 1} and all(row["passed"] for row in partial[:2])
+
+    assert subprocess.run([*command, "--resume"], capture_output=True, text=True).returncode == 0
+    final = _rows(results)
+    assert [row["index"] for row in final] == list(range(8))
+    assert [row["passed"] for row in final] == [True, True] + [False] * 6
+    for row in partial:  # kept byte for byte: the same measured times
+        assert final[row["index"]] == row
+
+
+def test_resume_refuses_another_runs_results_and_output_is_checked_before_judging(tmp_path, capsys):
+    files = _loop_job(tmp_path, loops=1)
+    foreign = tmp_path / "foreign.jsonl"
+    write_jsonl(foreign, [{"id": "other", "index": 0, "passed": True}])
+    assert main(["score", *files, "--quiet", "--resume", "-o", str(foreign)]) == 2
+    assert "not a result of these completions" in capsys.readouterr().err
+    missing = tmp_path / "no" / "such" / "folder" / "out.jsonl"
+    assert main(["score", *files, "--quiet", "-o", str(missing)]) == 2
+    assert "No such file or directory" in capsys.readouterr().err

@@ -298,3 +298,78 @@ def test_code_that_does_not_compile_is_a_syntax_error_in_every_kind(verifier, fi
         [(humaneval_problem, broken), (call_problem, broken), (stdio_problem, broken)]
     )
     assert [r.tests[0].verdict for r in results] == ["syntax_error"] * 3
+
+
+def _stdin_problem(problem_id: str, reference: str | None = None, tests: int = 4):
+    row = {
+        "id": problem_id,
+        "question": "Double it.",
+        "input_output": json.dumps(
+            {"inputs": [f"{i}\n" for i in range(tests)], "outputs": [f"{2 * i}\n" for i in range(tests)]}
+        ),
+    }
+    if reference is not None:
+        row["solutions"] = json.dumps([reference])
+    return parse_problem(row)
+
+
+# Loops on test 1 (input 1) only: every other test would pass.
+LOOPS_ON_ONE = "n = int(input())\nwhile n == 1:\n    pass\nprint(2 * n)"
+
+
+def test_after_timeout_policy_skips_the_rest_and_keeps_pass_fail():
+    """``skip`` records the tests after the first timeout ``not_run`` without running them, ``run``
+    runs them all; pass/fail and the binary reward are the same, the fraction reward states the
+    difference (the two tests after the timeout would have passed)."""
+    problem = _stdin_problem("double-policy")
+    answers = [(problem, fenced(LOOPS_ON_ONE)), (problem, fenced("print(2 * int(input()))"))]
+    verdicts, passed, fractions = {}, {}, {}
+    for policy in ("skip", "run"):
+        config = VerifierConfig(
+            timeout_s=1, after_timeout=policy, calibrate=False, reward=RewardConfig(mode="fraction")
+        )
+        with Verifier(config, workers=2) as verifier:
+            results = verifier.verify_batch(answers)
+        verdicts[policy] = [t.verdict for t in results[0].tests]
+        passed[policy] = [r.passed for r in results]
+        fractions[policy] = results[0].reward
+    assert verdicts["skip"] == ["passed", "timeout", "not_run", "not_run"]
+    assert verdicts["run"] == ["passed", "timeout", "passed", "passed"]
+    assert passed["skip"] == passed["run"] == [False, True]
+    assert (fractions["skip"], fractions["run"]) == (0.25, 0.75)
+    with pytest.raises(ConfigError, match="after_timeout must be one of"):
+        VerifierConfig(after_timeout="later")
+    with pytest.raises(ConfigError, match="set it with verifier.after_timeout"):
+        VerifierConfig.from_dict({"limits": {"stop_after_timeout": True}})
+
+
+def test_calibrated_limits_are_measured_once_per_problem_content(tmp_path):
+    """Calibration runs a problem's reference once: the same content later (another call, another
+    problem object with another id, another verifier reading the same cache file) gets the limit
+    measured the first time, to the last digit; changed tests are measured anew."""
+    from nemo_code_rl.time_limits import TimeLimitCache
+
+    reference = "import time\ntime.sleep(0.5)\nprint(2 * int(input()))"
+    problem = _stdin_problem("double-a", reference, tests=2)
+    cache_file = tmp_path / "limits.json"
+    config = VerifierConfig(timeout_s=10)
+    with Verifier(config, workers=2, time_limits=TimeLimitCache(cache_file)) as verifier:
+        verifier.verify_batch([(problem, fenced("print(2 * int(input()))"))])
+        first = verifier.time_limit(problem)
+        assert 1.5 <= first < 10
+        verifier.verify_batch([(problem, fenced("print(0)"))])
+        assert verifier.time_limit(problem) == first
+        assert verifier.time_limit(_stdin_problem("double-b", reference, tests=2)) == first
+        changed = _stdin_problem("double-a", reference, tests=3)
+        assert verifier.time_limit(changed) == 10  # not calibrated yet: the configured limit
+        verifier.verify_batch([(changed, fenced("print(0)"))])
+        assert verifier.time_limit(changed) not in (10, first)
+    with Verifier(config, workers=1, time_limits=TimeLimitCache(cache_file)) as again:
+        assert again.time_limit(problem) == first
+        off = Verifier(
+            VerifierConfig(timeout_s=10, calibrate=False), pool=again.pool, time_limits=again.time_limits
+        )
+        assert off.time_limit(problem) == 10
+    cache_file.write_text("not json")
+    with pytest.raises(ValueError, match="not a readable time-limit cache"):
+        TimeLimitCache(cache_file)

@@ -6,7 +6,8 @@ every row of the benchmark can be checked against the expected answers and not o
 
 * :func:`run_fresh_processes` (b): one new ``python3`` per test, the naive but fully isolated way.
 * :func:`run_lcb_processes` (c): the LiveCodeBench harness that RL frameworks copy, as that code
-  runs a program: per program a ``multiprocessing.Manager()`` and one ``Process`` which calls a
+  runs a program, in ``workers`` separate processes (:class:`HarnessProcesses`): per program a
+  ``multiprocessing.Manager()`` and one ``Process`` which calls a
   ``reliability_guard``, wraps the program in a function under the harness's star-import
   prelude, and runs each test under ``signal.alarm``, ``faulthandler`` and five
   ``unittest.mock.patch`` es of ``open`` and ``sys.stdin`` (every test is run, for equal work).
@@ -34,13 +35,15 @@ import subprocess
 import sys
 import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
 from unittest import mock
 
+from nemo_code_rl.benchmarking.workload import outputs_match
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD
+from nemo_code_rl.outcomes import Verdict
 
 Outcome = tuple[str, str | None]
 Job = tuple[str, Sequence[str]]
@@ -114,6 +117,9 @@ def _on_alarm(signum: int, frame: object) -> None:
     raise TimeoutError("test timed out")
 
 
+_ALARM_ERROR = "TimeoutError: test timed out"
+
+
 def _exec_patched(code: object, data: str, timeout_s: float) -> Outcome:
     """One test the way those harnesses run it: everything patched inside one long-lived process.
 
@@ -154,22 +160,15 @@ def _manager_child(source: str, inputs: list[str], timeout_s: float, result: lis
     result.append([_exec_patched(code, data, timeout_s) for data in inputs])
 
 
-# The harness threads fork one at a time: filelock (imported by datasets, Ray and others) refuses a
-# fork while another thread of the process is forking, with "os.fork is unsafe while filelock is
-# changing descriptor ownership".
-_FORKING = threading.Lock()
-
-
-def _program_in_manager(child, source: str, inputs: Sequence[str], timeout_s: float) -> list[Outcome]:
+def _program_in_manager(
+    child, source: str, inputs: Sequence[str], timeout_s: float, extra: tuple = ()
+) -> list[Outcome]:
     """The process model of those harnesses: a Manager for the result, one Process for the program."""
     context = multiprocessing.get_context("fork")
-    with _FORKING:
-        manager = context.Manager()
-    with manager:
+    with context.Manager() as manager:
         result = manager.list()
-        process = context.Process(target=child, args=(source, list(inputs), timeout_s, result))
-        with _FORKING:
-            process.start()
+        process = context.Process(target=child, args=(source, list(inputs), timeout_s, result, *extra))
+        process.start()
         process.join(timeout=(timeout_s + 1) * len(inputs) + 5)  # LiveCodeBench's global timeout
         if process.is_alive():
             process.kill()
@@ -179,12 +178,9 @@ def _program_in_manager(child, source: str, inputs: Sequence[str], timeout_s: fl
 
 
 def run_manager_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
-    """Baseline (c_lean): ``workers`` threads, each checking one program at a time with its own Manager."""
-    _preload()
-    with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(
-            executor.map(lambda job: _program_in_manager(_manager_child, job[0], job[1], timeout_s), jobs)
-        )
+    """Baseline (c_lean): ``workers`` processes, each checking one program at a time with its own Manager."""
+    with HarnessProcesses("c_lean", workers) as harness:
+        return harness.run(jobs, timeout_s)
 
 
 # --- (c) the LiveCodeBench harness as it runs a program ------------------------------------------
@@ -277,12 +273,40 @@ def _lcb_child(source: str, inputs: list[str], timeout_s: float, result: list) -
 
 
 def run_lcb_processes(jobs: Sequence[Job], workers: int, timeout_s: float = 10.0) -> list[list[Outcome]]:
-    """Baseline (c): ``workers`` threads, each checking one program at a time the LiveCodeBench way."""
-    _preload()
-    with ThreadPoolExecutor(max_workers=workers) as executor:
-        return list(
-            executor.map(lambda job: _program_in_manager(_lcb_child, job[0], job[1], timeout_s), jobs)
-        )
+    """Baseline (c): ``workers`` processes, each checking one program at a time the LiveCodeBench way."""
+    with HarnessProcesses("c", workers) as harness:
+        return harness.run(jobs, timeout_s)
+
+
+def _judging_child(
+    source: str, inputs: list[str], timeout_s: float, result: list, expected: list[str], early_exit: bool
+) -> None:
+    """Row c_lean's child judging as it goes (as LiveCodeBench does, in the program's process),
+    so it can stop at the first failing test; one verdict per test."""
+    signal.signal(signal.SIGALRM, _on_alarm)
+    try:
+        code = compile(source, "<program>", "exec")
+    except SyntaxError:
+        result.append([Verdict.SYNTAX_ERROR.value] * len(inputs))
+        return
+    verdicts: list[str] = []
+    for data, want in zip(inputs, expected, strict=True):
+        if early_exit and verdicts and verdicts[-1] != Verdict.PASSED:
+            verdicts.append(Verdict.NOT_RUN.value)
+            continue
+        stdout, error = _exec_patched(code, data, timeout_s)
+        if error is None:
+            verdicts.append(
+                Verdict.PASSED.value if outputs_match(stdout, want) else Verdict.WRONG_ANSWER.value
+            )
+        elif error == _ALARM_ERROR:
+            verdicts.append(Verdict.TIMEOUT.value)
+        else:
+            verdicts.append(Verdict.RUNTIME_ERROR.value)
+    result.append(verdicts)
+
+
+_CHILDREN = {"c": _lcb_child, "c_lean": _manager_child, "judge": _judging_child}
 
 
 # --- (d) the bare fork floor ----------------------------------------------------------------------
@@ -362,12 +386,10 @@ def _fork_program(source: str, inputs: list[bytes], timeout_s: float, protocol_f
     return payload or pickle.dumps([("", "forked child died")] * len(inputs))
 
 
-def forker_main() -> None:
-    """Entry point of one floor worker: a single-threaded loop forking one child per program.
-
-    Programs arrive as length-prefixed pickles on stdin and results leave the same way on stdout;
-    both are moved off fds 0/1 first so nothing a child does to its stdio can corrupt the protocol.
-    """
+def _serve(handle: Callable[[object], object]) -> None:
+    """The loop of one served process: requests arrive as length-prefixed pickles on stdin and
+    replies leave the same way on stdout; both are moved off fds 0/1 first so nothing a program
+    does to its stdio can corrupt the protocol."""
     _preload()
     requests = open(os.dup(0), "rb")
     replies = open(os.dup(1), "wb")
@@ -376,36 +398,60 @@ def forker_main() -> None:
     os.dup2(devnull, 1)
     _write_frame(replies, b"ready")
     while (frame := _read_frame(requests)) is not None:
-        source, inputs, timeout_s = pickle.loads(frame)
-        _write_frame(replies, _fork_program(source, inputs, timeout_s, (requests.fileno(), replies.fileno())))
+        _write_frame(
+            replies, pickle.dumps(handle(pickle.loads(frame), (requests.fileno(), replies.fileno())))
+        )
 
 
-class ForkFloor:
-    """Baseline (d): ``workers`` warm forkers, started before timing as the engine's pool is.
+def forker_main() -> None:
+    """Entry point of one floor worker: a single-threaded loop forking one child per program."""
 
-    Each forker is a fresh ``python3`` (never a fork of this possibly multi-threaded process) fed
-    over a pipe by one thread here; leaving the ``with`` block closes their stdin and reaps them.
-    """
+    def handle(request: tuple[str, list[bytes], float], protocol_fds: tuple[int, int]) -> object:
+        source, inputs, timeout_s = request
+        return pickle.loads(_fork_program(source, inputs, timeout_s, protocol_fds))
 
-    def __init__(self, workers: int) -> None:
+    _serve(handle)
+
+
+def harness_main(kind: str) -> None:
+    """Entry point of one harness process (rows c and c_lean): one program at a time, its way."""
+    child = _CHILDREN[kind]
+
+    def handle(request: tuple, protocol_fds: tuple[int, int]) -> object:
+        source, inputs, timeout_s, *extra = request
+        return _program_in_manager(child, source, inputs, timeout_s, tuple(extra))
+
+    _serve(handle)
+
+
+class _ServedProcesses:
+    """``workers`` fresh ``python3`` processes running ``entry`` (a call in this module), started
+    before timing as the engine's pool is, each fed over a pipe by one thread here. They are never
+    forks of this possibly multi-threaded process; leaving the ``with`` block closes their stdin
+    and reaps them."""
+
+    def __init__(self, workers: int, entry: str) -> None:
         self.workers = workers
-        self._forkers: list[subprocess.Popen] = []
+        self._entry = entry
+        self._processes: list[subprocess.Popen] = []
 
-    def __enter__(self) -> ForkFloor:
+    def __enter__(self) -> _ServedProcesses:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
         command = [
             sys.executable,
             "-c",
-            "from nemo_code_rl.benchmarking.baselines import forker_main; forker_main()",
+            f"from nemo_code_rl.benchmarking import baselines; baselines.{self._entry}",
         ]
         try:
             for _ in range(self.workers):
-                forker = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
-                self._forkers.append(forker)
-            for forker in self._forkers:
-                if _read_frame(forker.stdout) != b"ready":
-                    raise RuntimeError(f"floor forker {forker.pid} failed to start (exit {forker.wait()})")
+                process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env)
+                self._processes.append(process)
+            for process in self._processes:
+                if _read_frame(process.stdout) != b"ready":
+                    raise RuntimeError(
+                        f"{type(self).__name__} process {process.pid} failed to start (exit {process.wait()})"
+                    )
         except BaseException:
             self.close()
             raise
@@ -415,42 +461,83 @@ class ForkFloor:
         self.close()
 
     def close(self) -> None:
-        for forker in self._forkers:
+        for process in self._processes:
             try:
-                forker.stdin.close()
+                process.stdin.close()
             except BrokenPipeError:
                 pass
-        for forker in self._forkers:
+        for process in self._processes:
             try:
-                forker.wait(timeout=10)
+                process.wait(timeout=10)
             except subprocess.TimeoutExpired:
-                forker.kill()
-                forker.wait()
-            forker.stdout.close()
-        self._forkers.clear()
+                process.kill()
+                process.wait()
+            process.stdout.close()
+        self._processes.clear()
 
-    def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
-        if not self._forkers:
-            raise RuntimeError("ForkFloor.run needs the forkers started: use it as a context manager")
-        results: list[list[Outcome] | None] = [None] * len(jobs)
-        next_job = iter(range(len(jobs)))
+    def _map(self, requests: Sequence[object]) -> list:
+        """Each request's reply, in order; every process takes the next request when it is free."""
+        if not self._processes:
+            raise RuntimeError(
+                f"{type(self).__name__}.run needs the processes started: use it as a context manager"
+            )
+        results: list = [None] * len(requests)
+        next_request = iter(range(len(requests)))
         lock = threading.Lock()
 
-        def feed(forker: subprocess.Popen) -> None:
+        def feed(process: subprocess.Popen) -> None:
             while True:
                 with lock:
-                    index = next(next_job, None)
+                    index = next(next_request, None)
                 if index is None:
                     return
-                source, inputs = jobs[index]
-                payload = (source, [data.encode() for data in inputs], timeout_s)
-                _write_frame(forker.stdin, pickle.dumps(payload))
-                reply = _read_frame(forker.stdout)
+                _write_frame(process.stdin, pickle.dumps(requests[index]))
+                reply = _read_frame(process.stdout)
                 if reply is None:
-                    raise RuntimeError(f"floor forker {forker.pid} exited mid-run")
+                    raise RuntimeError(f"{type(self).__name__} process {process.pid} exited mid-run")
                 results[index] = pickle.loads(reply)
 
-        with ThreadPoolExecutor(max_workers=len(self._forkers)) as executor:
-            for future in [executor.submit(feed, forker) for forker in self._forkers]:
+        with ThreadPoolExecutor(max_workers=len(self._processes)) as executor:
+            for future in [executor.submit(feed, process) for process in self._processes]:
                 future.result()
         return results
+
+
+class ForkFloor(_ServedProcesses):
+    """Baseline (d): ``workers`` warm forkers doing a bare ``os.fork()`` per program."""
+
+    def __init__(self, workers: int) -> None:
+        super().__init__(workers, "forker_main()")
+
+    def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
+        return self._map([(source, [data.encode() for data in inputs], timeout_s) for source, inputs in jobs])
+
+
+class HarnessProcesses(_ServedProcesses):
+    """Rows c and c_lean: ``workers`` separate harness processes, each checking one program at a
+    time its own way (a Manager and a Process per program).
+
+    This is how those harnesses scale in practice (one process per core); threads of one process
+    would share its GIL and its fork lock and stop scaling long before the cores run out,
+    flattering whatever is compared with them.
+    """
+
+    def __init__(self, kind: str, workers: int) -> None:
+        if kind not in _CHILDREN:
+            raise ValueError(f"unknown harness {kind!r}; known: {sorted(_CHILDREN)}")
+        super().__init__(workers, f"harness_main({kind!r})")
+
+    def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
+        return self._map([(source, list(inputs), timeout_s) for source, inputs in jobs])
+
+    def judge(
+        self, jobs: Sequence[Job], expected: Sequence[Sequence[str]], timeout_s: float, early_exit: bool
+    ) -> list[list[str]]:
+        """For kind ``judge``: each program's verdict per test (``Verdict`` values), judged in the
+        program's process, stopping at its first failing test when ``early_exit``."""
+        return self._map(
+            [
+                (source, list(inputs), timeout_s, list(want), early_exit)
+                for (source, inputs), want in zip(jobs, expected, strict=True)
+            ]
+        )

@@ -8,7 +8,8 @@ Rows (all on the same generated workload, in the same run, with the same number 
   ``RAY_ADDRESS`` or a local cluster);
 * b: a fresh ``python3`` per test (on an evenly spread subset, see ``--b-programs``);
 * c: the LiveCodeBench harness as it runs a program (a ``multiprocessing.Manager``, a ``Process``
-  and its per-test mechanics), and c_lean, the same process model with minimal per-test patching;
+  and its per-test mechanics), and c_lean, the same process model with minimal per-test patching,
+  each in ``workers`` separate processes (as those harnesses are run, not as threads of one);
 * d: the floor: warm interpreters doing a bare ``os.fork()`` per program, no isolation.
 
 Only the batch is timed; pool and forker start-up are reported apart because a trainer pays them
@@ -30,7 +31,7 @@ from contextlib import ExitStack
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from nemo_code_rl.benchmarking import baselines
+from nemo_code_rl.benchmarking import baselines, mix
 from nemo_code_rl.benchmarking.backend_rows import BACKEND_KEYS, measure_backends
 from nemo_code_rl.benchmarking.soak import run_soak
 from nemo_code_rl.benchmarking.workload import WorkItem, build_workload, outputs_match, spread_subset
@@ -218,17 +219,24 @@ def cold_rows(
     items: Sequence[WorkItem], b_items: Sequence[WorkItem], workers: int, cores: int, timeout_s: float
 ) -> list[Row]:
     """Rows c, c_lean and b, timed once each: they start processes per program or per test, so their runs
-    are long and nothing is warm to begin with."""
+    are long. Rows c and c_lean run in ``workers`` separate processes, started before timing."""
     rows = []
-    for key, label, subset, runner in (
-        ("c", "LiveCodeBench harness per program", items, baselines.run_lcb_processes),
-        ("c_lean", "Manager + Process, minimal per test", items, baselines.run_manager_processes),
-        ("b", "fresh python3 per test", b_items, baselines.run_fresh_processes),
+    for key, label in (
+        ("c", "LiveCodeBench harness per program"),
+        ("c_lean", "Manager + Process, minimal per test"),
     ):
-        jobs = [(item.source, item.inputs) for item in subset]
+        jobs = [(item.source, item.inputs) for item in items]
         start = time.perf_counter()
-        outcomes = runner(jobs, workers, timeout_s)
-        rows.append(_row(key, label, subset, outcomes, [time.perf_counter() - start], cores))
+        with baselines.HarnessProcesses(key, workers) as harness:
+            startup_s = time.perf_counter() - start
+            start = time.perf_counter()
+            outcomes = harness.run(jobs, timeout_s)
+            seconds = time.perf_counter() - start
+        rows.append(_row(key, label, items, outcomes, [seconds], cores, startup_s))
+    jobs = [(item.source, item.inputs) for item in b_items]
+    start = time.perf_counter()
+    outcomes = baselines.run_fresh_processes(jobs, workers, timeout_s)
+    rows.append(_row("b", "fresh python3 per test", b_items, outcomes, [time.perf_counter() - start], cores))
     return rows
 
 
@@ -314,7 +322,9 @@ def _parser() -> argparse.ArgumentParser:
         description="Time the execution engine against fresh processes, the APPS/LiveCodeBench "
         "harness and a bare-fork floor, on one generated workload.",
     )
-    parser.add_argument("--programs", type=int, default=200, help="programs in the workload (default 200)")
+    parser.add_argument(
+        "--programs", type=int, default=None, help="programs in the workload (default 200; 256 with --mix)"
+    )
     parser.add_argument("--tests", type=int, default=10, help="tests per program (default 10)")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="workers for every row")
     parser.add_argument("--seed", type=int, default=0, help="workload seed (default 0)")
@@ -338,7 +348,20 @@ def _parser() -> argparse.ArgumentParser:
         "that refuse namespaces)",
     )
     parser.add_argument(
-        "--timeout", type=float, default=5.0, help="per-test time limit in seconds (default 5)"
+        "--timeout", type=float, default=None, help="per-test time limit in seconds (default 5; 2 with --mix)"
+    )
+    parser.add_argument(
+        "--mix",
+        action="store_true",
+        help="instead of the table: the realistic RL batch (70%% correct, 10%% wrong, 10%% endless loops, "
+        "5%% slow, 5%% crashing) judged by the verifier with fixed and calibrated limits, with and without "
+        "early exit, against the Manager + Process harness with the same per-test limit",
+    )
+    parser.add_argument(
+        "--mix-slow",
+        type=float,
+        default=0.3,
+        help="CPU seconds per test of the mix's slow but correct programs (default 0.3)",
     )
     parser.add_argument(
         "--backends",
@@ -364,6 +387,12 @@ def main(argv: list[str] | None = None) -> int:
     the LiveCodeBench harness's own failures, excepted), 1 when one does not, 2 when the engine
     could not run (the baselines are still measured and printed)."""
     args = _parser().parse_args(argv)
+    if args.programs is None:
+        args.programs = 256 if args.mix else 200
+    if args.timeout is None:
+        args.timeout = 2.0 if args.mix else 5.0
+    if args.mix:
+        return mix.main(args)
     if min(args.programs, args.tests, args.workers, args.b_programs, args.repeats) < 1:
         _parser().error("--programs, --tests, --workers, --b-programs and --repeats must be at least 1")
     cores = min(args.workers, len(os.sched_getaffinity(0)))

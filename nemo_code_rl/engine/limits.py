@@ -33,6 +33,12 @@ class Limits:
             is counted and discarded without changing the verdict (an endless writer is stopped).
         file_bytes: largest file the program may write (RLIMIT_FSIZE); also the size of its temp dir.
         processes: processes and threads the program may have at once (RLIMIT_NPROC).
+        wall_backstop_s: when set, ``timeout_s`` counts the program's CPU time rather than the
+            wall clock (checked each time the wall clock reaches what it has been allowed): a
+            program that waited for a busy machine's CPU gets the time it waited, and wall-clock
+            time is bounded by this backstop instead. ``None``: ``timeout_s`` is wall-clock time.
+        stop_after_timeout: once one input exceeds its time limit, the program's remaining inputs
+            are not run (``not_run``), so an endless loop costs one limit, not one per input.
 
     Example:
         >>> Limits(timeout_s=2).cpu_limit_s
@@ -50,11 +56,18 @@ class Limits:
     stderr_bytes: int = 16 * KiB
     file_bytes: int = 64 * MiB
     processes: int = 64
+    wall_backstop_s: float | None = None
+    stop_after_timeout: bool = False
 
     def __post_init__(self) -> None:
         check_seconds("timeout_s", self.timeout_s)
         if self.cpu_s is not None:
             check_seconds("cpu_s", self.cpu_s)
+        if (
+            self.wall_backstop_s is not None
+            and check_seconds("wall_backstop_s", self.wall_backstop_s) < self.timeout_s
+        ):
+            raise ValueError(f"wall_backstop_s must be at least timeout_s, got {self.wall_backstop_s}")
         for name in ("memory_bytes", "output_bytes", "stderr_bytes", "file_bytes", "processes"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value < math.inf:
@@ -66,6 +79,11 @@ class Limits:
     def cpu_limit_s(self) -> float:
         """The CPU-time limit in force: ``cpu_s`` or, when unset, one second more than the wall limit."""
         return float(self.cpu_s) if self.cpu_s is not None else float(self.timeout_s) + 1.0
+
+    @property
+    def wall_limit_s(self) -> float:
+        """The longest wall-clock time an input may take: the backstop when set, else ``timeout_s``."""
+        return float(self.wall_backstop_s if self.wall_backstop_s is not None else self.timeout_s)
 
     def with_overrides(self, **overrides: Any) -> Limits:
         """A copy with some fields changed; unknown names are an error, not silently ignored."""

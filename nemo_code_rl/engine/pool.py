@@ -326,7 +326,7 @@ class ExecutionPool:
 
     def _deadline(self, program: Program) -> float:
         limits = program.limits or self.limits
-        return time.monotonic() + _JOB_GRACE_S + max(1, program.input_count) * (limits.timeout_s + 3)
+        return time.monotonic() + _JOB_GRACE_S + max(1, program.input_count) * (limits.wall_limit_s + 3)
 
     def _dispatch(
         self, programs: list[Program], progress: ProgressCallback | None, stop_when: StopPredicate | None

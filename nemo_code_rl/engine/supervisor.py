@@ -64,6 +64,10 @@ def _result(verdict: Verdict, **fields) -> dict:
     return {"verdict": verdict.value, **fields}
 
 
+def _timed_out(result: dict | None) -> bool:
+    return result is not None and result["verdict"] == Verdict.TIMEOUT.value
+
+
 class _Chain:
     """One forked child running inputs ``[start, stop)`` of a program.
 
@@ -87,6 +91,7 @@ class _Chain:
         self.cancelled = False
         self.control: socket.socket | None = None
         self.oom_kills = 0
+        self.allowed_s = self.limits.timeout_s  # wall seconds the current input may take so far
 
     def run(self) -> int:
         """Run until the child ends; return the index of the first input with no result."""
@@ -138,9 +143,9 @@ class _Chain:
                 if self.violation:
                     self._kill(pidfd)
                     break
-                remaining = (
-                    self.started + (_EXIT_GRACE_S if done else self.limits.timeout_s) - time.monotonic()
-                )
+                remaining = self.started + (_EXIT_GRACE_S if done else self.allowed_s) - time.monotonic()
+                if remaining <= 0 and not done and self._waited_for_cpu(pidfd):
+                    continue
                 if remaining <= 0:
                     killed_for = None if done else Verdict.TIMEOUT
                     self._kill(pidfd)
@@ -188,6 +193,24 @@ class _Chain:
             self.index = self.stop
         elif self.index < self.stop:
             self._record_end(end, killed_for)
+
+    def _waited_for_cpu(self, pidfd: int) -> bool:
+        """With ``Limits.wall_backstop_s``, the limit counts the program's CPU time: when the wall
+        clock reaches it but the program has had less CPU than that (it waited for a busy
+        machine), it gets the difference, up to the backstop of wall-clock time. True when the
+        input was given more time."""
+        backstop = self.limits.wall_backstop_s
+        if backstop is None:
+            return False
+        elapsed = time.monotonic() - self.started
+        used = _cpu_seconds(pidfd)
+        if used is None or elapsed >= backstop:
+            return False
+        spent = used - self.cpu_reported  # the child's CPU so far, less what its earlier inputs took
+        if spent >= self.limits.timeout_s - _CPU_TICK_S:
+            return False
+        self.allowed_s = min(backstop, elapsed + max(self.limits.timeout_s - spent, _CPU_TICK_S))
+        return True
 
     def _read_control(self, control: socket.socket) -> bool:
         """Handle every message waiting on the control socket; False once the child closed it."""
@@ -264,6 +287,7 @@ class _Chain:
         )
         self.index += 1
         self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
+        self.allowed_s = self.limits.timeout_s
 
     def _new_streams(self, out_r: int, err_r: int) -> dict[int, _Stream]:
         """An input's stdout and stderr, in that order (``_stdout_dropped`` relies on it)."""
@@ -306,6 +330,11 @@ class _Chain:
         common = {"cpu_s": max(0.0, end["cpu_s"] - self.cpu_reported), "peak_memory_bytes": end["rss"]}
         if killed_for is Verdict.TIMEOUT:
             limit = f"wall-clock limit of {self.limits.timeout_s:g} s exceeded"
+            if self.limits.wall_backstop_s is not None:
+                limit = (
+                    f"time limit of {self.limits.timeout_s:g} s of CPU exceeded "
+                    f"(or its wall-clock backstop of {self.limits.wall_backstop_s:g} s)"
+                )
             self._store(Verdict.TIMEOUT, error=limit, signal="SIGKILL", **common)
         elif killed_for is Verdict.OUTPUT_LIMIT:
             self._store(Verdict.OUTPUT_LIMIT, error="output limit exceeded", signal="SIGKILL", **common)
@@ -337,6 +366,41 @@ class _Chain:
             signal.pidfd_send_signal(pidfd, signal.SIGKILL)
         except ProcessLookupError:
             pass
+
+
+_CPU_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+_HOST_PROC: list[int] = []
+
+
+def open_host_proc() -> None:
+    """Keep a descriptor of this process's /proc before the sandbox replaces the view of it: the
+    PID-namespace init mounts a proc of its own, where this process (outside that namespace)
+    cannot read its own ``fdinfo``. Without it, time limits stay wall-clock ones."""
+    try:
+        _HOST_PROC[:] = [os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]
+    except OSError:
+        _HOST_PROC.clear()
+
+
+def _cpu_seconds(pidfd: int) -> float | None:
+    """CPU seconds the process behind ``pidfd`` and its reaped children have used, from /proc;
+    ``None`` where /proc does not show it (the limit then stays a wall-clock one)."""
+    if not _HOST_PROC:
+        return None
+    try:
+        with open(f"self/fdinfo/{pidfd}", opener=_at_proc) as info:
+            pid = next(int(line.split()[1]) for line in info if line.startswith("Pid:"))
+        if pid <= 0:
+            return None
+        with open(f"{pid}/stat", opener=_at_proc) as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    return sum(int(value) for value in fields[11:15]) * _CPU_TICK_S
+
+
+def _at_proc(path: str, flags: int) -> int:
+    return os.open(path, flags, dir_fd=_HOST_PROC[0])
 
 
 def _read_into(fd: int, stream: _Stream) -> None:
@@ -460,6 +524,9 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
                         not_run = _result(
                             Verdict.NOT_RUN, error="not run: the caller stopped the program early"
                         )
+                        return [results.get(i, not_run) for i in range(count)]
+                    if job["limits"].stop_after_timeout and _timed_out(results.get(index - 1)):
+                        not_run = _result(Verdict.NOT_RUN, error="not run: an earlier input timed out")
                         return [results.get(i, not_run) for i in range(count)]
             finally:
                 link.usable = link.template.clean()

@@ -27,6 +27,7 @@ def main() -> int:
             1, {"ok": False, "level": config.level, "error": f"cannot open the program cgroup: {exc}"}
         )
         return 1
+    supervisor.open_host_proc()
     try:
         report = sandbox.isolate_worker(config)
     except sandbox.IsolationUnavailable as exc:

@@ -17,6 +17,9 @@ from nemo_code_rl.gym_server.app import create_app
 from nemo_code_rl.gym_server.models import ServerOptions, config_error_line
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "nemo_code_rl_code_gen.yaml"
+# On SIGTERM, requests still open after this long are cancelled: their programs stop at the end of
+# the test they are running, and the sandbox workers are stopped.
+GRACEFUL_SHUTDOWN_S = 5
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -35,7 +38,13 @@ def main(argv: list[str] | None = None) -> None:
         options = ServerOptions.from_gym_config(yaml.safe_load(args.config.read_text()) or {}, args.name)
     except (OSError, yaml.YAMLError, ConfigError, ValidationError) as error:
         parser.exit(2, f"{parser.prog}: error: --config {args.config}: {config_error_line(error)}\n")
-    uvicorn.run(create_app(options), host=args.host, port=args.port, log_level=args.log_level)
+    uvicorn.run(
+        create_app(options),
+        host=args.host,
+        port=args.port,
+        log_level=args.log_level,
+        timeout_graceful_shutdown=GRACEFUL_SHUTDOWN_S,
+    )
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ base classes (``gym_resources_server``), so Gym's middleware, config loading and
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AbstractAsyncContextManager, asynccontextmanager
 from typing import Any
@@ -30,6 +31,8 @@ from nemo_code_rl.gym_server.models import (
 )
 from nemo_code_rl.gym_server.service import VerificationService, VerificationUnavailable
 from nemo_code_rl.problems import ProblemFormatError
+
+_DISCONNECT_POLL_S = 0.5
 
 # Verification keeps no state between requests, so a rollout can be re-verified from its record
 # (Gym's ``ReverifyMode.STATELESS``).
@@ -64,7 +67,7 @@ def create_app(config: ServerOptions | Mapping[str, Any] | None = None) -> FastA
     @app.post("/verify", response_model_exclude_unset=True)
     async def verify(body: VerifyRequest, request: Request) -> VerifyResponse:
         data = body.model_dump(mode="json", exclude_unset=True)
-        details = await verify_or_http_error(request.app.state.service, data)
+        details = await verify_or_http_error(request.app.state.service, data, request)
         return VerifyResponse.model_validate({**data, **details})
 
     @app.post("/aggregate_metrics")
@@ -89,11 +92,16 @@ def service_lifespan(options: ServerOptions) -> Callable[[FastAPI], AbstractAsyn
     return lifespan
 
 
-async def verify_or_http_error(service: VerificationService, request: Mapping[str, Any]) -> dict[str, Any]:
+async def verify_or_http_error(
+    service: VerificationService, request: Mapping[str, Any], http: Request | None = None
+) -> dict[str, Any]:
     """``service.verify``, with a row whose tests cannot be read answered by a 422 naming the
-    field, and an engine failure by a 503 (the client may retry; no reward is made up)."""
+    field, and an engine failure by a 503 (the client may retry; no reward is made up). With
+    ``http``, a client that disconnects (or a server shutting down) stops the request's program."""
+    gone = threading.Event()
+    watcher = asyncio.create_task(_watch_disconnect(http, gone)) if http is not None else None
     try:
-        return await service.verify(request)
+        return await service.verify(request, gone)
     except ProblemFormatError as error:
         location = ["body", *(error.field or "").split(".")] if error.field else ["body"]
         raise HTTPException(
@@ -101,6 +109,16 @@ async def verify_or_http_error(service: VerificationService, request: Mapping[st
         ) from error
     except VerificationUnavailable as error:
         raise HTTPException(status_code=503, detail=str(error)) from error
+    finally:
+        gone.set()  # a no-op once answered; stops the program when the task was cancelled
+        if watcher is not None:
+            watcher.cancel()
+
+
+async def _watch_disconnect(http: Request, gone: threading.Event) -> None:
+    while not await http.is_disconnected():
+        await asyncio.sleep(_DISCONNECT_POLL_S)
+    gone.set()
 
 
 async def _validation_error(request: Request, error: RequestValidationError) -> JSONResponse:

@@ -68,7 +68,7 @@ class NemoCodeRLResourcesServer(SimpleResourcesServer):
 
     async def verify(self, body: NemoCodeRLVerifyRequest, request: Request) -> NemoCodeRLVerifyResponse:
         data = body.model_dump(mode="json")
-        details = await verify_or_http_error(request.app.state.service, data)
+        details = await verify_or_http_error(request.app.state.service, data, request)
         return NemoCodeRLVerifyResponse.model_validate({**data, **details})
 
     def compute_metrics(self, tasks: list[list[dict[str, Any]]]) -> dict[str, Any]:

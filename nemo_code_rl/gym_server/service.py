@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -39,6 +40,10 @@ _LCB_RUNTIME_ERROR = -4
 _THINK_TAGS = ("<think>", "</think>")
 
 
+# A verify request's job: the problem, the model's output text, and the event set when its client has gone.
+_Job = tuple[Problem, str, threading.Event]
+
+
 class VerificationUnavailable(RuntimeError):
     """The engine failed the whole batch (not a verdict on the model's answer)."""
 
@@ -51,16 +56,25 @@ class VerificationService:
         self._verifier = Verifier(
             options.verifier_config(), workers=options.num_processes, isolation=options.isolation
         )
-        self._coalescer: BatchCoalescer[tuple[Problem, str], Verification] = BatchCoalescer(
-            self._verifier.verify_batch
-        )
+        self._coalescer: BatchCoalescer[_Job, Verification] = BatchCoalescer(self._verify_jobs)
+        self._open: set[threading.Event] = set()
+        self._open_lock = threading.Lock()
         self._faults = FaultPolicy(options.faults)
         self._executor = ThreadPoolExecutor(
             max_workers=options.max_concurrent_requests, thread_name_prefix="gym-verify"
         )
 
-    async def verify(self, request: Mapping[str, Any]) -> dict[str, Any]:
+    def _verify_jobs(self, jobs: list[_Job]) -> list[Verification]:
+        return self._verifier.verify_batch(
+            [(problem, text) for problem, text, _ in jobs], cancelled=lambda index: jobs[index][2].is_set()
+        )
+
+    async def verify(self, request: Mapping[str, Any], gone: threading.Event | None = None) -> dict[str, Any]:
         """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).
+
+        ``gone`` is set when the client has gone: the request's program is then stopped at the
+        end of the test it is running (its remaining tests are not run), and so is every open
+        request's when the service closes.
 
         Raises ``ProblemFormatError`` when the row's tests cannot be read, and
         ``VerificationUnavailable`` when the engine failed the call twice or too many recent rows
@@ -68,10 +82,17 @@ class VerificationService:
         """
         problem = problem_from_request(request)
         output_text = response_output_text(request["response"])
+        gone = gone or threading.Event()
+        with self._open_lock:
+            self._open.add(gone)
         loop = asyncio.get_running_loop()
-        verified, cause = await loop.run_in_executor(
-            self._executor, self._faults.verify, self._coalescer.submit, [(problem, output_text)]
-        )
+        try:
+            verified, cause = await loop.run_in_executor(
+                self._executor, self._faults.verify, self._coalescer.submit, [(problem, output_text, gone)]
+            )
+        finally:
+            with self._open_lock:
+                self._open.discard(gone)
         verification = verified[0] if verified is not None else None
         reward = verification.reward if verification is not None else None
         default_cause = f"{problem.id}: the sandbox lost the program twice (worker_lost)"
@@ -123,8 +144,12 @@ class VerificationService:
         return details
 
     def close(self) -> None:
-        """Stop taking work and stop the sandbox workers."""
-        self._executor.shutdown(wait=False, cancel_futures=True)
+        """Stop taking work, stop the programs of open requests, then the sandbox workers (once
+        the batch running has ended, so none is started behind the closing pool's back)."""
+        with self._open_lock:
+            for gone in self._open:
+                gone.set()
+        self._executor.shutdown(wait=True, cancel_futures=True)
         self._verifier.close()
 
 

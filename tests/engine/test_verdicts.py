@@ -1,5 +1,7 @@
 """One test per verdict, through the public API and real sandboxed processes."""
 
+import pytest
+
 from nemo_code_rl import Limits, Program, Verdict
 
 
@@ -146,3 +148,32 @@ def test_writing_to_the_control_channel_is_the_programs_fault_not_a_lost_worker(
     assert [r.verdict for r in results] == [Verdict.SANDBOX_VIOLATION, Verdict.NOT_RUN, Verdict.NOT_RUN]
     assert "control channel" in results[0].error
     assert pool.run(Program("print(5)", [""]))[0].stdout == "5\n"
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_stop_after_timeout_leaves_the_rest_not_run(pool, strict):
+    """With ``stop_after_timeout`` the inputs after the first timeout are never run (an endless
+    loop costs one limit); without it every input runs."""
+    source = "n = int(input())\nwhile n == 1:\n    pass\nprint(n)"
+    inputs = ["0\n", "1\n", "2\n", "3\n"]
+    limits = Limits(timeout_s=0.5, stop_after_timeout=True)
+    stopped = pool.run(Program(source, inputs, limits=limits, strict=strict))
+    assert [r.verdict for r in stopped] == [Verdict.OK, Verdict.TIMEOUT, Verdict.NOT_RUN, Verdict.NOT_RUN]
+    assert stopped[2].error == "not run: an earlier input timed out" and stopped[2].wall_s == 0.0
+    every = pool.run(Program(source, inputs, limits=Limits(timeout_s=0.5), strict=strict))
+    assert [r.verdict for r in every] == [Verdict.OK, Verdict.TIMEOUT, Verdict.OK, Verdict.OK]
+
+
+def test_wall_backstop_makes_the_limit_count_cpu_time(pool):
+    """With ``wall_backstop_s`` the limit counts CPU time: a program that used little CPU (here it
+    sleeps, as one waiting for a busy machine's CPU would) runs on up to the backstop; a busy loop
+    and a program that outlasts the backstop time out."""
+    limits = Limits(timeout_s=0.5, wall_backstop_s=4)
+    source = "import time\ntime.sleep(float(input()))\nprint('done')"
+    waited, stuck = pool.run(Program(source, ["1.0\n", "30\n"], limits=limits))
+    assert waited.verdict is Verdict.OK and waited.stdout == "done\n"
+    assert stuck.verdict is Verdict.TIMEOUT and "backstop of 4 s" in stuck.error
+    assert pool.run(Program(source, ["1.0\n"], limits=Limits(timeout_s=0.5)))[0].verdict is Verdict.TIMEOUT
+    assert pool.run(Program("while True:\n    pass", [""], limits=limits))[0].verdict is Verdict.TIMEOUT
+    with pytest.raises(ValueError, match="wall_backstop_s must be at least timeout_s"):
+        Limits(timeout_s=2, wall_backstop_s=1)

@@ -173,3 +173,94 @@ def test_seed_session_and_aggregate_metrics_over_http(server):
     assert metrics["agent_metrics"]["mean/reward"] == 0.5
     assert metrics["key_metrics"]["pass@2/accuracy"] == 100.0
     assert metrics["key_metrics"]["pass@1[avg-of-2]/accuracy"] == 50.0
+
+
+SLOW_ANSWER = "import time\nn = int(input())\ntime.sleep(0.5)\nprint(n)"
+
+
+def _slow_request(tests: int) -> dict:
+    return stdio_request(SLOW_ANSWER, [f"{n}\n" for n in range(tests)], [str(n) for n in range(tests)])
+
+
+def test_a_request_whose_client_has_gone_stops_its_program(start_server):
+    """One worker; the first client gives up on a request that needs 60 s of tests: its program
+    is stopped, so the next request does not wait behind it."""
+    url = start_server("num_processes: 1\nunit_test_timeout_secs: 5")
+    with httpx.Client(base_url=url, timeout=2, trust_env=False) as client:
+        with pytest.raises(httpx.ReadTimeout):
+            client.post("/verify", json=_slow_request(120))
+    with httpx.Client(base_url=url, timeout=30, trust_env=False) as client:
+        answer = client.post("/verify", json=stdio_request("print(input())", ["7\n"], ["7"]))
+    assert answer.status_code == 200 and answer.json()["reward"] == 1.0
+
+
+def _descendants(pid: int) -> set[int]:
+    children: dict[int, list[int]] = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            children.setdefault(int(fields[1]), []).append(int(entry.name))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.add(child)
+            todo.append(child)
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_sigterm_stops_the_server_and_its_sandbox_workers_mid_request(tmp_path):
+    """SIGTERM while a request runs a program that needs a minute: the open request is cancelled
+    after the graceful-shutdown delay, the server exits, and none of its workers, templates or
+    programs is left running."""
+    import signal
+    import threading
+
+    port = _free_port()
+    config = _write_config(tmp_path, "num_processes: 2\nunit_test_timeout_secs: 5")
+    command = [sys.executable, "-m", "nemo_code_rl.gym_server", "--config", str(config), "--port", str(port)]
+    log = (tmp_path / "server.log").open("w")
+    server = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(url + "/", timeout=2, trust_env=False).status_code == 200:
+                    break
+            except httpx.TransportError:
+                time.sleep(0.1)
+
+        def post() -> None:
+            try:
+                httpx.post(url + "/verify", json=_slow_request(120), timeout=120, trust_env=False)
+            except httpx.HTTPError:
+                pass  # the server went away mid-request, as it should
+
+        client = threading.Thread(target=post, daemon=True)
+        client.start()
+        time.sleep(2)  # let the program start
+        spawned = _descendants(server.pid)
+        assert len(spawned) >= 2  # the workers, their templates and the running program
+        server.send_signal(signal.SIGTERM)
+        assert server.wait(timeout=30) is not None  # the request alone needs a minute
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and any(_alive(pid) for pid in spawned):
+            time.sleep(0.1)
+        assert not [pid for pid in spawned if _alive(pid)], (tmp_path / "server.log").read_text()
+        client.join(timeout=30)
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
+        log.close()

@@ -1,0 +1,108 @@
+"""How each layer scales with workers: the bare-fork floor, the engine, the verifier and ``score``.
+
+On ``bench``'s generated workload (stdin programs, 10 tests each, right, wrong and raising), each
+layer is timed at each worker count; the gain from the fewest to the most workers is compared
+with the floor's, and ``score`` (the CLI, end to end, reading and writing its files) with the
+floor at the same worker count.
+
+    python benchmarks/scaling.py --workers 2 16 --programs 2000 --json scaling.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from nemo_code_rl.benchmarking.baselines import ForkFloor
+from nemo_code_rl.benchmarking.workload import build_workload
+from nemo_code_rl.engine import ExecutionPool, Limits, Program
+from nemo_code_rl.problems import parse_problem
+from nemo_code_rl.verification import Verifier, VerifierConfig
+
+
+def _timed(run) -> float:
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> dict[str, float]:
+    jobs = [(item.source, item.inputs) for item in items]
+    programs = [Program(item.source, list(item.inputs)) for item in items]
+    rows = [
+        {
+            "id": item.name,
+            "question": "",
+            "input_output": json.dumps({"inputs": list(item.inputs), "outputs": list(item.expected)}),
+        }
+        for item in items
+    ]
+    problems = [parse_problem(row) for row in rows]
+    pairs = [(problem, f"```python\n{item.source}```") for problem, item in zip(problems, items, strict=True)]
+    found = {}
+    with ForkFloor(workers) as floor:
+        found["floor"] = min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
+    with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=isolation) as pool:
+        found["engine"] = min(_timed(lambda: pool.run_batch(programs)) for _ in range(repeats))
+        verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
+        found["verifier"] = min(_timed(lambda: verifier.verify_batch(pairs)) for _ in range(repeats))
+    problems_file, completions_file = folder / "problems.jsonl", folder / "completions.jsonl"
+    problems_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    completions_file.write_text(
+        "".join(
+            json.dumps({"id": item.name, "completion": f"```python\n{item.source}```"}) + "\n"
+            for item in items
+        )
+    )
+    command = [
+        sys.executable, "-m", "nemo_code_rl.cli", "score", str(problems_file), str(completions_file),
+        "--workers", str(workers), "--isolation", isolation, "--quiet", "--no-calibrate", "--timeout", "5",
+        "-o", str(folder / "results.jsonl"),
+    ]  # fmt: skip
+    found["score"] = min(
+        _timed(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL)) for _ in range(repeats)
+    )
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--workers", type=int, nargs="+", default=[2, 16])
+    parser.add_argument("--programs", type=int, default=2000)
+    parser.add_argument("--tests", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=2, help="runs per layer, best kept (default 2)")
+    parser.add_argument("--isolation", default="full")
+    parser.add_argument("--json", type=Path)
+    args = parser.parse_args()
+    items = build_workload(args.programs, args.tests)
+    by_workers = {}
+    with tempfile.TemporaryDirectory() as folder:
+        for workers in args.workers:
+            by_workers[workers] = measure(workers, items, Path(folder), args.isolation, args.repeats)
+            print(workers, "workers:", {k: round(v, 2) for k, v in by_workers[workers].items()}, flush=True)
+    low, high = min(args.workers), max(args.workers)
+    gains = {layer: by_workers[low][layer] / by_workers[high][layer] for layer in by_workers[low]}
+    report = {
+        "programs": args.programs,
+        "tests": args.tests,
+        "cores": len(os.sched_getaffinity(0)),
+        "seconds": by_workers,
+        f"gain_{low}_to_{high}": gains,
+        "share_of_floor_gain": {layer: gains[layer] / gains["floor"] for layer in gains},
+        f"score_over_floor_at_{high}": by_workers[high]["score"] / by_workers[high]["floor"],
+        f"verifier_over_floor_at_{high}": by_workers[high]["verifier"] / by_workers[high]["floor"],
+    }
+    print(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
