@@ -10,6 +10,10 @@ Keys (defaults in brackets):
         together; refuses to start where the host forbids either), ``namespaces`` (the same
         without the cgroup, where none can be made: non-root Slurm jobs, some containers) or
         ``none`` (rlimits only; for hosts without namespaces, untrusted code is then not contained).
+    backend [kind "process"]: where programs run (``nemo_code_rl.engine.backend.BackendConfig``):
+        ``kind`` ``process`` (worker processes in the environment's actor), ``docker`` (worker
+        containers; ``image``) or ``ray`` (engine actors over the cluster's nodes; ``ray``:
+        ``num_actors``, ``actor_options``). ``workers`` and ``isolation`` apply to each kind.
     max_rollout_turns [1]: set it to ``grpo.max_rollout_turns``. NeMo RL does not tell the
         environment the turn limit, so the environment counts turns itself and ends the episode
         at this many; above 1 a failing program gets its test report back as a new user turn.
@@ -40,6 +44,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
@@ -110,6 +115,7 @@ class EpisodeConfig:
 
     workers: int | None = None
     isolation: str = "full"
+    backend: BackendConfig = field(default_factory=BackendConfig)
     max_rollout_turns: int = 1
     tokenizer: TokenizerSettings | None = None
     feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE
@@ -153,6 +159,8 @@ class EpisodeConfig:
             settings["tokenizer"] = TokenizerSettings.from_dict(settings["tokenizer"], f"{where}.tokenizer")
         if "faults" in settings:
             settings["faults"] = FaultPolicyConfig.from_dict(settings["faults"], f"{where}.faults")
+        if "backend" in settings:
+            settings["backend"] = backend_config(settings["backend"], f"{where}.backend")
         try:
             return cls(verifier=verifier_type.from_dict(data, where), **settings)
         except ConfigError:

@@ -6,6 +6,7 @@ import argparse
 import logging
 import sys
 from pathlib import Path
+from typing import get_args
 
 from nemo_code_rl import __version__, plotting_cli, scoring
 from nemo_code_rl.arc import cli as arc_cli
@@ -13,6 +14,7 @@ from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
 from nemo_code_rl.comparison import ComparisonConfig
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
+from nemo_code_rl.engine.backend import BackendConfig, BackendKind
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig
@@ -37,7 +39,13 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         "-o", "--output", help="results file (default: <completions stem>.results.jsonl beside it)"
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
-    parser.add_argument("--backend", choices=["process"], default="process", help="where programs run")
+    parser.add_argument(
+        "--backend",
+        choices=get_args(BackendKind),
+        default=BackendConfig().kind,
+        help="where programs run: worker processes here, Docker containers ($NEMO_CODE_RL_DOCKER_IMAGE), "
+        "or Ray actors ($RAY_ADDRESS, else a local cluster)",
+    )
     parser.add_argument("--isolation", choices=USER_LEVELS, default=FULL)
     parser.add_argument("--reward", choices=["binary", "fraction", "shaped"], default="binary")
     parser.add_argument(
@@ -119,6 +127,7 @@ def _score(args: argparse.Namespace) -> int:
             args.output,
             workers=args.workers,
             isolation=args.isolation,
+            backend=args.backend,
             extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
             timeout_s=args.timeout,
             memory_mb=args.memory_mb,
@@ -148,7 +157,7 @@ def _score(args: argparse.Namespace) -> int:
         checkers={} if args.no_checkers else read_checkers(args.checkers),
     )
     update, close = progress_bar("scoring", enabled=not args.quiet)
-    with Verifier(config, workers=args.workers, isolation=args.isolation) as verifier:
+    with Verifier(config, workers=args.workers, isolation=args.isolation, backend=args.backend) as verifier:
         try:
             rows = scoring.score(
                 problems, completions, verifier, progress=update, problem_errors=problem_errors

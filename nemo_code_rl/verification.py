@@ -19,7 +19,8 @@ from typing import Any, Literal, get_args
 
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, check_keys
-from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.limits import MAX_SECONDS, check_seconds
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
@@ -239,8 +240,9 @@ class Verifier:
 
     Args:
         config: how to judge (see ``VerifierConfig``).
-        pool: an engine pool to use; when ``None`` the verifier starts and owns one.
-        workers / isolation: for the pool the verifier starts.
+        pool: an execution backend to use (borrowed: never closed here); when ``None`` the
+            verifier starts one with ``make_backend`` and owns it.
+        workers / isolation / backend: for the backend the verifier starts (``make_backend``).
 
     Example:
         >>> with Verifier() as verifier:                                 # doctest: +SKIP
@@ -251,13 +253,14 @@ class Verifier:
     def __init__(
         self,
         config: VerifierConfig | None = None,
-        pool: ExecutionPool | None = None,
+        pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
     ) -> None:
         self.config = config or VerifierConfig()
         self._owns_pool = pool is None
-        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        self.pool = pool if pool is not None else make_backend(backend, workers=workers, isolation=isolation)
         self._time_limits: dict[str, float] = {}
 
     def time_limit(self, problem: Problem) -> float:
@@ -324,31 +327,16 @@ class Verifier:
             output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
         )
 
-    def _values(self, problem: Problem) -> ValueComparisonConfig:
-        return replace(
-            self.config.values,
-            unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs,
-        )
-
-    def _judge(self, job: _Job, position: int, result: ExecutionResult) -> Judgement:
-        test = job.tests[position]
-        return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
-
     def _run(self, jobs: list[_Job], progress: Callable[[int, int], None] | None) -> None:
         batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
-
-        def failed(program: int, position: int, result: ExecutionResult) -> bool:
-            job = jobs[program]
-            if job.problem.id in self.config.checkers:
-                return result.verdict is not Verdict.OK
-            return self._judge(job, position, result).verdict != Verdict.PASSED
-
         results = self.pool.run_batch(
-            batch, progress=progress, stop_when=failed if self.config.early_exit else None
+            batch,
+            progress=progress,
+            stop_when=_FirstFailure(self.config, jobs) if self.config.early_exit else None,
         )
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
-            job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
+            job.judgements = [_judge(self.config, job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
                 _cut_after_first_failure(job)
 
@@ -463,6 +451,32 @@ class Verifier:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+def _judge(config: VerifierConfig, job: _Job, position: int, result: ExecutionResult) -> Judgement:
+    values = replace(
+        config.values, unwrap_singleton=config.values.unwrap_singleton or job.problem.singleton_outputs
+    )
+    return programs.judge(job.problem, job.tests[position], result, config.comparison, values)
+
+
+@dataclass(frozen=True)
+class _FirstFailure:
+    """Early exit's ``stop_when``: true at a program's first failing test (for a special judge's
+    problem, its first test that did not run cleanly).
+
+    It holds only what judging needs, never the verifier or its backend, so the ``ray`` backend
+    can ship it to the actors that run the programs.
+    """
+
+    config: VerifierConfig
+    jobs: list[_Job]
+
+    def __call__(self, program: int, position: int, result: ExecutionResult) -> bool:
+        job = self.jobs[program]
+        if job.problem.id in self.config.checkers:
+            return result.verdict is not Verdict.OK
+        return _judge(self.config, job, position, result).verdict != Verdict.PASSED
 
 
 def _cut_after_first_failure(job: _Job) -> None:

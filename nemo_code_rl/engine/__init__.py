@@ -1,5 +1,6 @@
 """The execution engine: run untrusted Python on many inputs, isolated, limited and fast."""
 
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
@@ -9,9 +10,11 @@ from nemo_code_rl.engine.results import ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable
 
 __all__ = [
+    "BackendConfig",
     "DEFAULT_PRELOAD",
     "DockerExecutionPool",
     "DockerUnavailable",
+    "ExecutionBackend",
     "ExecutionPool",
     "ExecutionResult",
     "IsolationUnavailable",
@@ -19,4 +22,5 @@ __all__ = [
     "Program",
     "RayExecutionPool",
     "Verdict",
+    "make_backend",
 ]

@@ -44,12 +44,15 @@ class VerificationUnavailable(RuntimeError):
 
 
 class VerificationService:
-    """Owns the engine pool and answers verify requests; ``close`` stops the workers."""
+    """Owns the execution backend and answers verify requests; ``close`` stops the workers."""
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self._verifier = Verifier(
-            options.verifier_config(), workers=options.num_processes, isolation=options.isolation
+            options.verifier_config(),
+            workers=options.num_processes,
+            isolation=options.isolation,
+            backend=options.backend,
         )
         self._coalescer: BatchCoalescer[tuple[Problem, str], Verification] = BatchCoalescer(
             self._verifier.verify_batch
