@@ -1,6 +1,5 @@
 """The execution engine: run untrusted Python on many inputs, isolated, limited and fast."""
 
-from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
@@ -10,11 +9,9 @@ from nemo_code_rl.engine.results import ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable
 
 __all__ = [
-    "BackendConfig",
     "DEFAULT_PRELOAD",
     "DockerExecutionPool",
     "DockerUnavailable",
-    "ExecutionBackend",
     "ExecutionPool",
     "ExecutionResult",
     "IsolationUnavailable",
@@ -22,5 +19,4 @@ __all__ = [
     "Program",
     "RayExecutionPool",
     "Verdict",
-    "make_backend",
 ]

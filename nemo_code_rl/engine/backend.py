@@ -127,7 +127,7 @@ def backend_config(
     >>> backend_config({"kind": "docker", "imag": "x"}, "env.code.backend")
     Traceback (most recent call last):
     ...
-    nemo_code_rl.config_keys.ConfigError: invalid env.code.backend: imag: Extra inputs are not permitted
+    nemo_code_rl.config_keys.ConfigError: invalid env.code.backend: imag: unknown key
     """
     if isinstance(value, BackendConfig):
         return value
@@ -139,11 +139,17 @@ def backend_config(
     try:
         return BackendConfig.model_validate(dict(data))
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(map(str, item['loc'])) or 'kind'}: {item['msg'].removeprefix('Value error, ')}"
-            for item in error.errors()
-        )
-        raise ConfigError(f"invalid {where}: {problems}") from error
+        raise ConfigError(f"invalid {where}: {'; '.join(map(_in_words, error.errors()))}") from error
+
+
+def _in_words(item: Any) -> str:
+    """One of pydantic's errors as ``key: what is wrong`` (with the value given, where it is one value)."""
+    where = ".".join(map(str, item["loc"]))
+    if item["type"] == "extra_forbidden":
+        return f"{where}: unknown key"
+    if item["type"] == "value_error":  # our own check, which names what it saw
+        return f"{where or 'backend'}: {item['msg'].removeprefix('Value error, ')}"
+    return f"{where}: {item['msg']}, got {item['input']!r}"
 
 
 def make_backend(

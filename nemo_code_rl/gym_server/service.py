@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from nemo_code_rl.engine.backend import ExecutionBackend
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, InfrastructureFaultError
 from nemo_code_rl.gym_server.models import ServerOptions
@@ -61,6 +62,11 @@ class VerificationService:
         self._executor = ThreadPoolExecutor(
             max_workers=options.max_concurrent_requests, thread_name_prefix="gym-verify"
         )
+
+    @property
+    def backend(self) -> ExecutionBackend:
+        """The execution backend every request's programs run in (``options.backend``)."""
+        return self._verifier.pool
 
     async def verify(self, request: Mapping[str, Any]) -> dict[str, Any]:
         """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).
