@@ -221,21 +221,10 @@ class DockerExecutionPool(WorkerPool[_ContainerWorker]):
         sandbox_uid: int | None = None,
     ) -> None:
         self.image = image or os.environ.get("NEMO_CODE_RL_DOCKER_IMAGE", DEFAULT_IMAGE)
-        spawner = _ContainerSpawner(
-            client or docker_client(),
-            self.image,
-            _container_options(limits or Limits()),
-            preload,
-            sandbox_uid,
-        )
-        self._uid_base = spawner.uid_base
-        count = workers if workers is not None else len(os.sched_getaffinity(0))
-        super().__init__(spawner, count, limits, strict, sandbox.CONTAINER)
-
-    @property
-    def sandbox_uids(self) -> range:
-        """The uids programs run as (one per container)."""
-        return range(self._uid_base, self._uid_base + self.size)
+        uid_base = sandbox_uid_base(sandbox_uid)
+        options = _container_options(limits or Limits())
+        spawner = _ContainerSpawner(client or docker_client(), self.image, options, preload, uid_base)
+        super().__init__(spawner, workers, limits, strict, sandbox.CONTAINER, uid_base)
 
     @property
     def container_ids(self) -> list[str]:
@@ -252,13 +241,13 @@ class _ContainerSpawner:
         image: str,
         options: dict[str, Any],
         preload: Sequence[str],
-        sandbox_uid: int | None,
+        uid_base: int,
     ) -> None:
         self.client = client
         self.image = image
         self.options = options
         self.preload = list(preload)
-        self.uid_base = sandbox_uid_base(sandbox_uid)
+        self.uid_base = uid_base
 
     def __call__(self, index: int) -> _ContainerWorker:
         config = SandboxConfig(level=sandbox.CONTAINER, uid=self.uid_base + index, userns=False)

@@ -214,7 +214,7 @@ def _await_handshakes(workers: Sequence[WorkerHandle], timeout_s: float) -> None
         )
 
 
-def _shutdown(workers: list[WorkerHandle]) -> None:
+def _shutdown(workers: list[W]) -> None:
     for worker in workers:
         worker.close_pipes()
     deadline = time.monotonic() + 5
@@ -229,25 +229,34 @@ class WorkerPool(Generic[W]):
 
     Where a worker runs is the spawner's business (``ExecutionPool``: a local process;
     ``DockerExecutionPool``: a container): the pool only needs each worker to be a
-    ``WorkerHandle``. It starts ``count`` workers, waits for their start-up reports, spreads
-    batches over them, and replaces a worker that dies with ``spawn(its index)``.
+    ``WorkerHandle``. It starts the workers, waits for their start-up reports, spreads batches
+    over them, and replaces a worker that dies with ``spawn(its index)``.
 
     Args:
         spawn: starts worker ``index`` (also to replace a lost one).
-        count: number of workers.
+        workers: number of workers; ``None``: the CPUs this process may use.
         limits / strict: the defaults of programs that set none.
         level: the isolation level asked for, reported until a worker has started.
+        uid_base: the uid of worker 0's programs (worker ``i`` runs them as ``uid_base + i``).
     """
 
     def __init__(
-        self, spawn: Callable[[int], W], count: int, limits: Limits | None, strict: bool, level: str
+        self,
+        spawn: Callable[[int], W],
+        workers: int | None,
+        limits: Limits | None,
+        strict: bool,
+        level: str,
+        uid_base: int,
     ) -> None:
+        count = workers if workers is not None else len(os.sched_getaffinity(0))
         if count < 1:
             raise ValueError(f"workers must be at least 1, got {count}")
         self.limits = limits or Limits()
         self.strict = strict
         self._spawn = spawn
         self._level = level
+        self._uid_base = uid_base
         self._lock = threading.Lock()
         self._workers: list[W] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._workers)
@@ -271,6 +280,11 @@ class WorkerPool(Generic[W]):
     @property
     def size(self) -> int:
         return len(self._workers)
+
+    @property
+    def sandbox_uids(self) -> range:
+        """The uids programs run as when the workers run as root (one per worker)."""
+        return range(self._uid_base, self._uid_base + self.size)
 
     @property
     def handles(self) -> list[W]:
@@ -435,15 +449,9 @@ class ExecutionPool(WorkerPool[_Worker]):
     ) -> None:
         if isolation not in sandbox.LEVELS:
             raise ValueError(f"isolation must be one of {sandbox.USER_LEVELS}, got {isolation!r}")
-        spawner = _ProcessSpawner(isolation, preload, exposed_paths, sandbox_uid)
-        self._uid_base = spawner.uid_base
-        count = workers if workers is not None else len(os.sched_getaffinity(0))
-        super().__init__(spawner, count, limits, strict, isolation)
-
-    @property
-    def sandbox_uids(self) -> range:
-        """The uids programs run as when the pool runs as root (one per worker)."""
-        return range(self._uid_base, self._uid_base + self.size)
+        uid_base = sandbox_uid_base(sandbox_uid)
+        spawner = _ProcessSpawner(isolation, preload, exposed_paths, uid_base)
+        super().__init__(spawner, workers, limits, strict, isolation, uid_base)
 
 
 def sandbox_uid_base(sandbox_uid: int | None) -> int:
@@ -455,12 +463,12 @@ class _ProcessSpawner:
     """Starts the worker processes of an ``ExecutionPool``, each with its uid and, at ``full``, its cgroup."""
 
     def __init__(
-        self, isolation: str, preload: Sequence[str], exposed_paths: Sequence[str], sandbox_uid: int | None
+        self, isolation: str, preload: Sequence[str], exposed_paths: Sequence[str], uid_base: int
     ) -> None:
         self.isolation = isolation
         self.preload = list(preload)
         self.exposed = tuple(exposed_paths)
-        self.uid_base = sandbox_uid_base(sandbox_uid)
+        self.uid_base = uid_base
 
     def __call__(self, index: int) -> _Worker:
         config = SandboxConfig(level=self.isolation, uid=self.uid_base + index, exposed_paths=self.exposed)
