@@ -10,6 +10,7 @@ import pytest
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import ExecutionPool, Program
 from nemo_code_rl.engine.backend import BackendConfig, backend_config, make_backend
+from nemo_code_rl.environments.arc_config import ArcEnvConfig
 from nemo_code_rl.environments.config import CodeEnvConfig
 from nemo_code_rl.gym_server import ServerOptions
 from tests import backend_surfaces
@@ -43,6 +44,7 @@ def test_the_section_takes_a_kind_or_its_options_and_rejects_the_rest() -> None:
 def test_every_config_that_judges_code_has_the_section() -> None:
     assert CodeEnvConfig.from_dict({"backend": {"kind": "docker", "image": "x"}}).backend.image == "x"
     assert CodeEnvConfig.from_dict({}).backend == BackendConfig()
+    assert ArcEnvConfig.from_dict({"backend": "ray"}).backend.kind == "ray"
     with pytest.raises(ConfigError, match="invalid env.backend: kind: Input should be 'process', 'docker'"):
         CodeEnvConfig.from_dict({"backend": {"kind": "podman"}})
     assert ServerOptions.model_validate({"backend": {"kind": "ray"}}).backend.kind == "ray"
