@@ -5,10 +5,13 @@ The Docker and Ray backends run the same surfaces in ``tests/engine_docker`` and
 
 from __future__ import annotations
 
+import doctest
+
 import pytest
 
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import ExecutionPool, Program
+from nemo_code_rl.engine import backend as backend_module
 from nemo_code_rl.engine.backend import BackendConfig, backend_config, make_backend
 from nemo_code_rl.environments.arc_config import ArcEnvConfig
 from nemo_code_rl.environments.config import CodeEnvConfig
@@ -39,6 +42,10 @@ def test_the_section_takes_a_kind_or_its_options_and_rejects_the_rest() -> None:
         assert message in str(error.value)
     with pytest.raises(ConfigError, match="backend must be a mapping or a kind's name, got int"):
         backend_config(3)
+
+
+def test_docstring_examples() -> None:
+    assert doctest.testmod(backend_module).failed == 0
 
 
 def test_every_config_that_judges_code_has_the_section() -> None:
