@@ -49,10 +49,17 @@ PROBLEMS = [
 ]
 
 
-def problems_file(folder: Path) -> Path:
-    """``PROBLEMS`` as a JSONL file in the Nemotron-RL layout that ``data.*.source`` reads."""
+def problems_file(folder: Path, copies: int = 1) -> Path:
+    """``PROBLEMS`` as a JSONL file in the Nemotron-RL layout that ``data.*.source`` reads, the list
+    ``copies`` times over (unshuffled, each batch of 2 prompts then holds both problems; ids must be
+    unique, so each copy after the first gets its own)."""
+    rows = [
+        {**row, "hash_id": f"{row['hash_id']}-{copy}" if copy else row["hash_id"]}
+        for copy in range(copies)
+        for row in PROBLEMS
+    ]
     path = folder / "problems.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
     return path
 
 
@@ -68,9 +75,10 @@ def conversation(row: dict[str, Any]) -> list[str]:
 
 
 def problem_of(prompt: str, problems: Path) -> Problem:
-    """The problem whose statement opens ``prompt`` (the prompt is its chat-templated text)."""
-    found = [p for p in load_problems(problems) if p.prompt.split("\n")[0] in prompt]
-    (problem,) = found
+    """The problem whose statement opens ``prompt`` (the prompt is its chat-templated text); of copies
+    of one problem, the first."""
+    found = {p.prompt: p for p in reversed(load_problems(problems)) if p.prompt.split("\n")[0] in prompt}
+    (problem,) = found.values()
     return problem
 
 
