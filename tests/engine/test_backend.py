@@ -26,21 +26,31 @@ def test_the_section_takes_a_kind_or_its_options_and_rejects_the_rest() -> None:
     assert backend_config("docker").kind == "docker"
     assert backend_config({"kind": "ray", "ray": {"num_actors": 2}}).ray.num_actors == 2
     rejected = {
-        "kind: Input should be 'process', 'docker' or 'ray', got 'container'": {"kind": "container"},
-        "imag: unknown key": {"kind": "docker", "imag": "x"},
-        "image is an option of kind 'docker', not of kind 'process'": {"image": "python:3.12"},
-        "ray is an option of kind 'ray', not of kind 'docker'": {"kind": "docker", "ray": {}},
-        "ray.num_actors: Input should be greater than or equal to 1, got 0": {
+        "env.code.backend.kind: expected 'process', 'docker' or 'ray', got 'container'": {
+            "kind": "container"
+        },
+        "unknown key 'imag' in env.code.backend; did you mean 'image'?": {"kind": "docker", "imag": "x"},
+        "env.code.backend: image is an option of kind 'docker', not of kind 'process'": {
+            "image": "python:3.12"
+        },
+        "env.code.backend: ray is an option of kind 'ray', not of kind 'docker'": {
+            "kind": "docker",
+            "ray": {"num_actors": 2},
+        },
+        "env.code.backend.ray: num_actors must be at least 1 or null, got 0": {
             "kind": "ray",
             "ray": {"num_actors": 0},
         },
-        "ray.adress: unknown key": {"kind": "ray", "ray": {"adress": "auto"}},
+        "unknown key 'adress' in env.code.backend.ray; did you mean 'address'?": {
+            "kind": "ray",
+            "ray": {"adress": "auto"},
+        },
     }
     for message, section in rejected.items():
-        with pytest.raises(ConfigError, match="invalid env.code.backend: ") as error:
+        with pytest.raises(ConfigError) as error:
             backend_config(section, "env.code.backend")
-        assert message in str(error.value)
-    with pytest.raises(ConfigError, match="backend must be a mapping or a kind's name, got int"):
+        assert str(error.value).startswith(message), str(error.value)
+    with pytest.raises(ConfigError, match="backend must be a mapping, got int"):
         backend_config(3)
 
 
@@ -52,7 +62,7 @@ def test_every_config_that_judges_code_has_the_section() -> None:
     assert CodeEnvConfig.from_dict({"backend": {"kind": "docker", "image": "x"}}).backend.image == "x"
     assert CodeEnvConfig.from_dict({}).backend == BackendConfig()
     assert ArcEnvConfig.from_dict({"backend": "ray"}).backend.kind == "ray"
-    with pytest.raises(ConfigError, match="invalid env.backend: kind: Input should be 'process', 'docker'"):
+    with pytest.raises(ConfigError, match="env.backend.kind: expected 'process', 'docker' or 'ray'"):
         CodeEnvConfig.from_dict({"backend": {"kind": "podman"}})
     assert ServerOptions.model_validate({"backend": {"kind": "ray"}}).backend.kind == "ray"
     with pytest.raises(ValueError, match="image is an option of kind 'docker'"):
