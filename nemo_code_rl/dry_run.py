@@ -683,13 +683,10 @@ class Loaded(NamedTuple):
 
 def code_samples(settings: Any, limit: int) -> Loaded:
     """A few rows of a coding-problem dataset, and where they came from."""
+    from nemo_code_rl.problem_loading import load_code_dataset
+    from nemo_code_rl.problem_rows import prompt_messages, to_dataset_rows
     from nemo_code_rl.problems import load_problems
-    from nemo_code_rl.processors import (
-        env_info_for_problem,
-        load_code_dataset,
-        prompt_messages,
-        to_dataset_rows,
-    )
+    from nemo_code_rl.processors import env_info_for_problem
 
     source = settings.source
     is_hub = not Path(source).exists() and _HUB_ID.match(source) and not source.endswith(_FILE_SUFFIXES)
@@ -719,8 +716,8 @@ def code_samples(settings: Any, limit: int) -> Loaded:
 
 def hub_head(dataset_id: str, subset: str | None, split: str, limit: int) -> list[dict[str, Any]]:
     """The first ``limit`` rows of a hub dataset's split, streamed: a dataset kept in one file per
-    split (``processors.loading.SPLIT_FILES``) is read from that file alone, as training reads it."""
-    from nemo_code_rl.processors.loading import split_file
+    split (``problem_loading.SPLIT_FILES``) is read from that file alone, as training reads it."""
+    from nemo_code_rl.problem_loading import split_file
 
     filename = split_file(dataset_id, split)
     if filename is not None:

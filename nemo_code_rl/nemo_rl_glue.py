@@ -86,7 +86,8 @@ class CodeProblemsDataset(RawDataset):
         seed: int = 42,
         **nemo_rl_keys: Any,
     ) -> None:
-        from nemo_code_rl.processors import load_code_dataset, to_dataset_rows
+        from nemo_code_rl.problem_loading import load_code_dataset
+        from nemo_code_rl.problem_rows import to_dataset_rows
 
         entry = {
             **nemo_rl_keys,

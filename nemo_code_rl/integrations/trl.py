@@ -41,21 +41,21 @@ from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionPool
-from nemo_code_rl.environments.metrics import (
+from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
+from nemo_code_rl.outcomes import AttemptStatus
+from nemo_code_rl.problem_rows import (
+    ENCODED_PROBLEM_COLUMN,
+    problem_from_datum,
+    prompt_messages,
+    to_dataset_rows,
+)
+from nemo_code_rl.problems import Problem, ProblemFormatError
+from nemo_code_rl.training_metrics import (
     SampleOutcome,
     response_metrics,
     verification_metrics,
     verification_outcome,
 )
-from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
-from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problems import Problem, ProblemFormatError
-from nemo_code_rl.processors.code_processors import (
-    ENCODED_PROBLEM_COLUMN,
-    problem_from_datum,
-    prompt_messages,
-)
-from nemo_code_rl.processors.loading import to_dataset_rows
 from nemo_code_rl.verification import Verification, Verifier, VerifierConfig
 
 logger = logging.getLogger(__name__)
