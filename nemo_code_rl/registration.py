@@ -60,6 +60,9 @@ class Component:
     Attributes:
         environment: import path of the Ray actor class NeMo RL creates with ``env.<name>``.
         processor: import path of the processor function (it writes what the environment reads).
+        prompt: import path of the processor's first half, ``(row, task_data_spec, idx) ->
+            (messages, extra_env_info)``, before the chat template (the dry run's samples, without
+            a tokenizer).
         env_config: import path of ``(data, where) -> settings``, which validates ``env.<name>``
             strictly (``ConfigError`` on any unknown key).
         dataset: import path of the NeMo RL dataset class (``nemo_rl_glue``).
@@ -69,6 +72,7 @@ class Component:
     name: str
     environment: str
     processor: str
+    prompt: str
     env_config: str
     dataset: str
     dataset_config: str
@@ -95,6 +99,7 @@ CODE_UNIT_TESTS = Component(
     name="code_unit_tests",
     environment="nemo_code_rl.environments.code_environment.CodeUnitTestEnvironment",
     processor="nemo_code_rl.processors.code_unit_tests_processor",
+    prompt="nemo_code_rl.processors.code_processors.code_unit_tests_prompt",
     env_config="nemo_code_rl.environments.config.CodeEnvConfig.from_dict",
     dataset="nemo_code_rl.nemo_rl_glue.CodeProblemsDataset",
     dataset_config="nemo_code_rl.registration.CodeDatasetSettings.from_dict",
@@ -103,6 +108,7 @@ ARC_PROGRAMS = Component(
     name="arc_programs",
     environment="nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment",
     processor="nemo_code_rl.processors.arc_processors.arc_programs_processor",
+    prompt="nemo_code_rl.processors.arc_processors.arc_programs_prompt",
     env_config="nemo_code_rl.environments.arc_config.ArcEnvConfig.from_dict",
     dataset="nemo_code_rl.nemo_rl_glue.ArcTasksDataset",
     dataset_config="nemo_code_rl.registration.ArcDatasetSettings.from_dict",

@@ -49,10 +49,19 @@ def arc_programs_processor(
     Raises:
         ProblemFormatError: the row is not a valid ARC task; the message names ``row idx N``.
     """
+    messages, extra = arc_programs_prompt(datum_dict, task_data_spec, idx)
+    return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+
+
+def arc_programs_prompt(
+    datum_dict: dict[str, Any], task_data_spec: Any, idx: int
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """What the processor makes of a row before the chat template: the prompt's messages and the
+    ``extra_env_info``. The dry run calls it where no tokenizer is at hand, so its samples take the
+    processor's own path."""
     datum = _datum(datum_dict, idx)
     messages = _with_task_spec(build_messages(datum.task, datum.prompt), task_data_spec)
-    extra = env_info_for_task(datum.task, datum.augmentation)
-    return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+    return messages, env_info_for_task(datum.task, datum.augmentation)
 
 
 def env_info_for_task(task: ArcTask, augmentation: Augmentation | None = None) -> dict[str, Any]:

@@ -42,7 +42,15 @@ def code_unit_tests_processor(
     Raises:
         ProblemFormatError: the row is not a valid problem; the message names ``row idx N`` and the field.
     """
-    problem = problem_from_datum(datum_dict, idx)
-    messages = prompt_messages(problem, task_data_spec)
-    extra = env_info_for_problem(problem)
+    messages, extra = code_unit_tests_prompt(datum_dict, task_data_spec, idx)
     return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+
+
+def code_unit_tests_prompt(
+    datum_dict: dict[str, Any], task_data_spec: Any, idx: int
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """What the processor makes of a row before the chat template: the prompt's messages and the
+    ``extra_env_info``. The dry run calls it where no tokenizer is at hand, so its samples take the
+    processor's own path."""
+    problem = problem_from_datum(datum_dict, idx)
+    return prompt_messages(problem, task_data_spec), env_info_for_problem(problem)
