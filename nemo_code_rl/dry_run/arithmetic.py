@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from nemo_code_rl.dry_run.findings import Finding, dataset_entries, setting
-from nemo_code_rl.registration import component_named
+from nemo_code_rl.families import family_named
 
 ASYNC_BACKENDS = ("vllm", "megatron", "trtllm", "dynamo")
 """Generation backends NeMo RL's ``async_grpo_train`` accepts @ 7ea279a."""
@@ -233,7 +233,7 @@ def _turns(config: Mapping[str, Any]) -> Iterator[Finding]:
     used = {entry.get("env_name") for _, entry in dataset_entries(config) if isinstance(entry, Mapping)}
     for name in sorted(filter(None, used)):
         section = setting(config, f"env.{name}")
-        if component_named(name) is None or not isinstance(section, Mapping):
+        if family_named(name) is None or not isinstance(section, Mapping):
             continue
         env_turns = section.get("max_rollout_turns", 1)
         if env_turns != turns:

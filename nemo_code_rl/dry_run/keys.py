@@ -18,13 +18,8 @@ from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.config_loading import load_resolved
 from nemo_code_rl.dry_run.arithmetic import check_arithmetic
 from nemo_code_rl.dry_run.findings import Finding, dataset_entries
-from nemo_code_rl.registration import (
-    available_components,
-    component_for_dataset,
-    component_named,
-    register,
-    resolve,
-)
+from nemo_code_rl.families import available_families, family_for_dataset, family_named, resolve
+from nemo_code_rl.registration import register
 
 # NeMo RL's built-in names @ 7ea279a, for machines without NeMo RL (with it, its registries are read).
 NEMO_RL_ENVIRONMENTS = tuple(
@@ -105,8 +100,8 @@ def added_key_findings(
 
 
 def builtin_names() -> Names:
-    """Our components' names and NeMo RL's built-in ones, as of the NeMo RL commit we pin."""
-    ours = frozenset(c.name for c in available_components())
+    """Our families' names and NeMo RL's built-in ones, as of the NeMo RL commit we pin."""
+    ours = frozenset(c.name for c in available_families())
     return Names(
         environments=ours | set(NEMO_RL_ENVIRONMENTS),
         processors=ours | set(NEMO_RL_PROCESSORS),
@@ -126,15 +121,15 @@ def _check_data_entries(config: Mapping[str, Any], names: Names) -> Iterator[Fin
         dataset_name = entry.get("dataset_name")
         processor = entry.get("processor", "default")
         env_name = entry.get("env_name")
-        component = component_for_dataset(dataset_name)
-        if component is not None:
-            yield from _strict(component.dataset_config, entry, where)
+        family = family_for_dataset(dataset_name)
+        if family is not None:
+            yield from _strict(family.dataset_config, entry, where)
             for key, value in (("processor", processor), ("env_name", env_name)):
-                if value != component.name:
+                if value != family.name:
                     yield Finding(
                         "error",
                         f"{where}.{key}",
-                        f"is {value!r}: {component.name} rows need {component.name!r}",
+                        f"is {value!r}: {family.name} rows need {family.name!r}",
                     )
         elif not isinstance(dataset_name, str) or not (
             dataset_name in names.datasets or ("." in dataset_name and _importable_path(dataset_name))
@@ -148,12 +143,12 @@ def _check_data_entries(config: Mapping[str, Any], names: Names) -> Iterator[Fin
             yield _unknown_name(where, "env_name", env_name, names.environments, names.source)
         elif env_name not in env_sections:
             yield Finding("error", f"{where}.env_name", f"names {env_name!r}, but there is no env.{env_name}")
-        env_component = component_named(env_name)
-        if env_component is not None and processor != env_component.name:
+        env_family = family_named(env_name)
+        if env_family is not None and processor != env_family.name:
             yield Finding(
                 "error",
                 f"{where}.processor",
-                f"is {processor!r}, but env {env_name!r} reads what processor {env_component.name!r} writes",
+                f"is {processor!r}, but env {env_name!r} reads what processor {env_family.name!r} writes",
             )
         for key in ("prompt_file", "system_prompt_file"):
             path = entry.get(key)
@@ -168,9 +163,9 @@ def _check_data_entries(config: Mapping[str, Any], names: Names) -> Iterator[Fin
 def _check_env_sections(config: Mapping[str, Any]) -> Iterator[Finding]:
     used = {entry.get("env_name") for _, entry in dataset_entries(config) if isinstance(entry, Mapping)}
     for name, section in (config.get("env") or {}).items():
-        component = component_named(name)
-        if component is not None:
-            yield from _strict(component.env_config, section, f"env.{name}")
+        family = family_named(name)
+        if family is not None:
+            yield from _strict(family.env_config, section, f"env.{name}")
         if name not in used:
             yield Finding("note", f"env.{name}", "no data entry uses it, so NeMo RL will not create it")
 

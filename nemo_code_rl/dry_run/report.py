@@ -26,14 +26,13 @@ from nemo_code_rl.dry_run.keys import (
     schema_findings,
 )
 from nemo_code_rl.dry_run.samples import (
-    SAMPLERS,
     Loaded,
     Sample,
     hub_unavailable,
     local_tokenizer,
     processed_sample,
 )
-from nemo_code_rl.registration import Component, component_for_dataset, component_named, resolve
+from nemo_code_rl.families import TaskFamily, family_for_dataset, family_named, resolve
 
 
 class DryRun:
@@ -141,25 +140,25 @@ class DryRun:
         self._write(f"processor: {tokenizer_note}")
         by_env: dict[str, list[Sample]] = {}
         for where, entry in dataset_entries(self.config):
-            component = component_for_dataset(entry.get("dataset_name"))
-            if component is None:
+            family = family_for_dataset(entry.get("dataset_name"))
+            if family is None:
                 self._skip(f"{where} data", "not ours: NeMo RL loads it when training starts")
                 continue
-            loaded = self._load(where, component, entry)
+            loaded = self._load(where, family, entry)
             if tokenizer is None and loaded.rows:
                 self._skip(f"{where} processor", tokenizer_note)
-            samples = by_env.setdefault(component.name, [])
+            samples = by_env.setdefault(family.name, [])
             for index, (row, reference) in enumerate(zip(loaded.rows, loaded.references, strict=True)):
-                sample = self._process(where, component, entry, row, reference, index, tokenizer)
+                sample = self._process(where, family, entry, row, reference, index, tokenizer)
                 if sample is not None:
                     samples.append(sample)
         for name, samples in by_env.items():
             self._environment(name, samples)
 
-    def _load(self, where: str, component: Component, entry: Mapping[str, Any]) -> Loaded:
+    def _load(self, where: str, family: TaskFamily, entry: Mapping[str, Any]) -> Loaded:
         try:
-            settings = resolve(component.dataset_config)(entry, where)
-            loaded = SAMPLERS[component.name](settings, self.rows)
+            settings = resolve(family.dataset_config)(entry, where)
+            loaded = resolve(family.sampler)(settings, self.rows)
         except Exception as error:  # a data source that cannot be read is this config's error
             self.findings.append(
                 Finding("error", where, f"cannot load rows: {type(error).__name__}: {error}")
@@ -173,7 +172,7 @@ class DryRun:
     def _process(
         self,
         where: str,
-        component: Component,
+        family: TaskFamily,
         entry: Mapping[str, Any],
         row: dict[str, Any],
         reference: str | None,
@@ -182,7 +181,7 @@ class DryRun:
     ) -> Sample | None:
         limit = setting(self.config, "data.max_input_seq_length")
         try:
-            processed = processed_sample(component, entry, row, reference, index, tokenizer, limit)
+            processed = processed_sample(family, entry, row, reference, index, tokenizer, limit)
         except Exception as error:  # what the processor rejects would stop a data-loader worker
             self.findings.append(Finding("error", f"{where} row {index}", f"the processor raised: {error}"))
             return None
@@ -199,8 +198,8 @@ class DryRun:
         return processed.sample
 
     def _environment(self, name: str, samples: list[Sample]) -> None:
-        component = component_named(name)
-        assert component is not None
+        family = family_named(name)
+        assert family is not None
         section = dict(setting(self.config, f"env.{name}", {}))
         if (section.get("max_rollout_turns") or 1) > 1:
             tokenizer, note = local_tokenizer(section.get("tokenizer"))
@@ -210,7 +209,7 @@ class DryRun:
         section["workers"] = min(2, section.get("workers") or 2)  # a few rows need no more
         section.pop("metrics_jsonl", None)  # a check must not append rows to the run's metrics
         try:
-            environment = resolve(component.environment).__ray_actor_class__(section)
+            environment = resolve(family.environment).__ray_actor_class__(section)
         except Exception as error:  # the sandbox may be unavailable on this host only
             from nemo_code_rl.sandbox_probe import environments_problem
 

@@ -1,4 +1,4 @@
-"""A few rows of every dataset of ours, through the component's real processor.
+"""A few rows of every dataset of ours, through the family's real processor.
 
 The rows are those our NeMo RL dataset classes build (a packaged sample where the hub is out of
 reach). Each goes through the processor NeMo RL would call: whole where the configured tokenizer
@@ -15,7 +15,7 @@ import json
 import os
 import re
 import socket
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from itertools import islice
@@ -25,7 +25,7 @@ from urllib.parse import urlparse
 
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.config_loading import packaged_config_dir
-from nemo_code_rl.registration import Component, resolve
+from nemo_code_rl.families import TaskFamily, resolve
 
 SAMPLE_PATH = Path("samples") / "code_problems.jsonl"
 """The packaged problems (inside ``configs/``) read in place of a hub dataset the dry run cannot reach."""
@@ -169,14 +169,8 @@ def arc_samples(settings: Any, limit: int) -> Loaded:
     )
 
 
-SAMPLERS: dict[str, Callable[[Any, int], Loaded]] = {
-    "code_unit_tests": code_samples,
-    "arc_programs": arc_samples,
-}
-
-
 def processed_sample(
-    component: Component,
+    family: TaskFamily,
     entry: Mapping[str, Any],
     row: dict[str, Any],
     reference: str | None,
@@ -184,16 +178,16 @@ def processed_sample(
     tokenizer: Any,
     max_seq_length: int | None,
 ) -> Processed:
-    """``row`` through ``component``'s processor: the whole of it with a tokenizer, else its first half.
+    """``row`` through ``family``'s processor: the whole of it with a tokenizer, else its first half.
 
     Raises:
         Exception: whatever the processor raises (it would stop a data-loader worker).
     """
     spec = TaskSpec.for_entry(entry, row)
     if tokenizer is None:
-        messages, env_info = resolve(component.prompt)(row, spec, index)
+        messages, env_info = resolve(family.prompt)(row, spec, index)
         return Processed(Sample(row, messages, env_info, reference))
-    datum = resolve(component.processor)(row, spec, tokenizer, max_seq_length, index)
+    datum = resolve(family.processor)(row, spec, tokenizer, max_seq_length, index)
     templated = [{"role": "user", "content": datum["message_log"][0]["content"]}]
     sample = Sample(row, templated, datum["extra_env_info"], reference)
     return Processed(sample, datum["length"], datum["loss_multiplier"] == 0)

@@ -41,6 +41,7 @@ from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionPool
+from nemo_code_rl.families import ARC
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
 from nemo_code_rl.outcomes import AttemptStatus
 from nemo_code_rl.problem_rows import (
@@ -271,7 +272,7 @@ class ArcProgramReward(_EngineReward):
         self,
         config: ArcVerifierConfig | Mapping[str, Any] | None = None,
         *,
-        name: str = "arc_programs",
+        name: str = ARC.name,
         pool: ExecutionPool | None = None,
         workers: int | None = None,
         isolation: str = "full",
