@@ -31,8 +31,6 @@ from nemo_code_rl.arc.verifier import ArcVerifierConfig
 from nemo_code_rl.config_keys import config_section
 from nemo_code_rl.environments.config import EpisodeConfig
 
-ARC_ENV_NAME = "arc_programs"
-ARC_ENV_FQN = "nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment"
 DEFAULT_ARC_FEEDBACK_TEMPLATE = (
     "Your program does not solve the training examples yet.\n\n{feedback}\n\n"
     "Fix it and reply with the complete corrected program in a single ```python code block."

@@ -33,10 +33,10 @@ from nemo_code_rl.arc.scoring import result_fields
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier
 from nemo_code_rl.environments.arc_config import ArcEnvConfig
-from nemo_code_rl.environments.metrics import SampleOutcome
 from nemo_code_rl.environments.verifying_environment import Judgement, Sample, VerifyingEnvironment
 from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.processors.arc_processors import task_from_env_info
+from nemo_code_rl.training_metrics import SampleOutcome
 
 ARC_METRIC_PREFIX = "arc/"
 

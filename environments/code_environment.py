@@ -28,10 +28,10 @@ from typing import Any
 import ray
 
 from nemo_code_rl.environments.config import CodeEnvConfig
-from nemo_code_rl.environments.metrics import verification_outcome
 from nemo_code_rl.environments.verifying_environment import Judgement, Sample, VerifyingEnvironment
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.processors.env_info import problem_from_env_info
+from nemo_code_rl.training_metrics import verification_outcome
 from nemo_code_rl.verification import Verification, Verifier
 
 

@@ -35,8 +35,8 @@ from typing import Any, Generic, NamedTuple, Protocol, TypeVar
 
 import torch
 
+from nemo_code_rl.coalescer import BatchCoalescer
 from nemo_code_rl.environments.chat_turns import UserTurnFormat, load_tokenizer, user_turn_format
-from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, EpisodeConfig
 from nemo_code_rl.environments.messages import (
     ENVIRONMENT_ROLE,
@@ -48,10 +48,10 @@ from nemo_code_rl.environments.messages import (
     last_assistant_content,
     truncation_flags,
 )
-from nemo_code_rl.environments.metrics import SampleOutcome, response_metrics, verification_metrics
 from nemo_code_rl.environments.metrics_log import MetricsLog
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy
+from nemo_code_rl.training_metrics import SampleOutcome, response_metrics, verification_metrics
 
 
 class Verdict(Protocol):

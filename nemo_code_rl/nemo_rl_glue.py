@@ -29,40 +29,41 @@ from nemo_rl.environments.utils import ENV_REGISTRY, register_env
 from pydantic import BaseModel
 
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.registration import ArcDatasetSettings, CodeDatasetSettings, Component, register, resolve
+from nemo_code_rl.families import TaskFamily, resolve
+from nemo_code_rl.registration import ArcDatasetSettings, CodeDatasetSettings, register
 
 _LOG = logging.getLogger(__name__)
 
 
-def register_component(component: Component) -> None:
-    """Put ``component`` in NeMo RL's registries, unless it is there already.
+def register_family(family: TaskFamily) -> None:
+    """Put ``family`` in NeMo RL's registries, unless it is there already.
 
     The environment needs two entries: ``ENV_REGISTRY`` (name to class) and
     ``ACTOR_ENVIRONMENT_REGISTRY`` (class to the Python that runs it: the driver's own, so our
     package is importable in the actor). Every collision is checked before anything is written.
     """
-    processor = resolve(component.processor)
-    dataset = resolve(component.dataset)
-    env_entry = ENV_REGISTRY.get(component.name)
-    if env_entry is not None and env_entry.get("actor_class_fqn") != component.environment:
+    processor = resolve(family.processor)
+    dataset = resolve(family.dataset)
+    env_entry = ENV_REGISTRY.get(family.name)
+    if env_entry is not None and env_entry.get("actor_class_fqn") != family.environment:
         raise ValueError(
-            f"NeMo RL environment name {component.name!r} is already registered to "
-            f"{env_entry.get('actor_class_fqn')}, not to {component.environment}"
+            f"NeMo RL environment name {family.name!r} is already registered to "
+            f"{env_entry.get('actor_class_fqn')}, not to {family.environment}"
         )
     for registry, ours, what in (
         (PROCESSOR_REGISTRY, processor, "processor"),
         (DATASET_REGISTRY, dataset, "dataset"),
     ):
-        if registry.get(component.name, ours) is not ours:
+        if registry.get(family.name, ours) is not ours:
             raise ValueError(
-                f"NeMo RL {what} name {component.name!r} is already taken by {registry[component.name]!r}"
+                f"NeMo RL {what} name {family.name!r} is already taken by {registry[family.name]!r}"
             )
     if env_entry is None:
-        register_env(component.name, component.environment)
-    ACTOR_ENVIRONMENT_REGISTRY.setdefault(component.environment, PY_EXECUTABLES.SYSTEM)
-    if component.name not in PROCESSOR_REGISTRY:
-        register_processor(component.name, processor)
-    DATASET_REGISTRY.setdefault(component.name, dataset)
+        register_env(family.name, family.environment)
+    ACTOR_ENVIRONMENT_REGISTRY.setdefault(family.environment, PY_EXECUTABLES.SYSTEM)
+    if family.name not in PROCESSOR_REGISTRY:
+        register_processor(family.name, processor)
+    DATASET_REGISTRY.setdefault(family.name, dataset)
 
 
 class CodeProblemsDataset(RawDataset):
@@ -86,7 +87,8 @@ class CodeProblemsDataset(RawDataset):
         seed: int = 42,
         **nemo_rl_keys: Any,
     ) -> None:
-        from nemo_code_rl.processors import load_code_dataset, to_dataset_rows
+        from nemo_code_rl.problem_loading import load_code_dataset
+        from nemo_code_rl.problem_rows import to_dataset_rows
 
         entry = {
             **nemo_rl_keys,

@@ -16,7 +16,7 @@ it, so the environment's metrics are found under whatever prefix the trainer log
 - NeMo RL's ``Logger`` writes TensorBoard scalars under ``<logger.log_dir>/tensorboard`` with
   ``train/`` (``reward``, and the rollout's ``truncation_rate``, ``mean_gen_tokens_per_sample``,
   ``max_gen_tokens_per_sample``) and ``validation/`` (``accuracy``, ``avg_length``) prefixes;
-- the code environment's metrics (``environments/metrics.py``): ``pass_rate``,
+- the code metrics (``nemo_code_rl/training_metrics.py``): ``pass_rate``,
   ``first_turn_pass_rate``, ``episode_pass_rate``, ``mean_reward``, ``response_chars_mean``,
   ``response_chars_max``, ``truncation_rate``, ``unclosed_fence_rate``, ``repetition_rate``,
   ``max_ngram_coverage_mean``, and the verification rates (``ran_without_error_rate``,

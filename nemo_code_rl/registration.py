@@ -4,23 +4,23 @@ NeMo RL finds environments, processors and datasets by name in registries of the
 ``create_env`` looks ``data.*.env_name`` up in ``ENV_REGISTRY`` and then needs the actor class in
 ``ACTOR_ENVIRONMENT_REGISTRY`` (to know which Python runs it); ``load_response_dataset`` looks
 ``data.*.dataset_name`` up in ``DATASET_REGISTRY``, and the dataset its ``processor`` in
-``PROCESSOR_REGISTRY``. ``register()`` fills all four for every component below. Nothing registers
-on import: importing ``nemo_code_rl`` must neither need nor import NeMo RL, and a process decides
-itself when to touch NeMo RL's global state.
+``PROCESSOR_REGISTRY``. ``register()`` fills all four for every task family of
+``nemo_code_rl.families`` present in this install. Nothing registers on import: importing
+``nemo_code_rl`` must neither need nor import NeMo RL, and a process decides itself when to touch
+NeMo RL's global state.
 
-The catalog is plain data (names and import paths, no NeMo RL import), so the dry run checks a
-config against it on machines without NeMo RL. ``CodeDatasetSettings`` and ``ArcDatasetSettings``
-are the strict forms of our data entries, shared by the dataset classes and the dry run.
+``CodeDatasetSettings`` and ``ArcDatasetSettings`` are the strict forms of our data entries,
+shared by the dataset classes and the dry run.
 """
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from typing import Any
 
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, config_section, parse_section
+from nemo_code_rl.families import available_families
 
 # ``ResponseDatasetConfig`` keys of NeMo RL @ 7ea279a (``nemo_rl/data/__init__.py``): NeMo RL
 # hands a dataset class its whole config entry, these included, merged with ``data.default``.
@@ -49,82 +49,6 @@ NEMO_RL_DATASET_KEYS = (
 _OTHER_DATA_KEYS = ("data_path", "input_key", "output_key", "download_dir")
 
 
-@dataclass(frozen=True)
-class Component:
-    """An environment with the processor and dataset that feed it, all under one name.
-
-    The name is the key in NeMo RL's ``ENV_REGISTRY``, ``PROCESSOR_REGISTRY`` and
-    ``DATASET_REGISTRY``; in a config it is ``data.*.dataset_name``, ``data.*.processor``,
-    ``data.*.env_name`` and the ``env.<name>`` section.
-
-    Attributes:
-        environment: import path of the Ray actor class NeMo RL creates with ``env.<name>``.
-        processor: import path of the processor function (it writes what the environment reads).
-        env_config: import path of ``(data, where) -> settings``, which validates ``env.<name>``
-            strictly (``ConfigError`` on any unknown key).
-        dataset: import path of the NeMo RL dataset class (``nemo_rl_glue``).
-        dataset_config: import path of ``(data, where) -> settings`` for one data entry.
-    """
-
-    name: str
-    environment: str
-    processor: str
-    env_config: str
-    dataset: str
-    dataset_config: str
-
-    def importable(self) -> bool:
-        """Whether this install ships the component: its environment module and its processor.
-
-        The environment module is only located, not imported: importing it needs Ray and torch.
-        """
-        if not _module_exists(self.environment.rpartition(".")[0]):
-            return False
-        try:
-            resolve(self.processor)
-        except (ImportError, AttributeError):
-            return False
-        return True
-
-    def names_dataset(self, dataset_name: Any) -> bool:
-        """Whether ``data.*.dataset_name`` selects this component's dataset (by name or class path)."""
-        return dataset_name in (self.name, self.dataset)
-
-
-CODE_UNIT_TESTS = Component(
-    name="code_unit_tests",
-    environment="nemo_code_rl.environments.code_environment.CodeUnitTestEnvironment",
-    processor="nemo_code_rl.processors.code_unit_tests_processor",
-    env_config="nemo_code_rl.environments.config.CodeEnvConfig.from_dict",
-    dataset="nemo_code_rl.nemo_rl_glue.CodeProblemsDataset",
-    dataset_config="nemo_code_rl.registration.CodeDatasetSettings.from_dict",
-)
-ARC_PROGRAMS = Component(
-    name="arc_programs",
-    environment="nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment",
-    processor="nemo_code_rl.processors.arc_processors.arc_programs_processor",
-    env_config="nemo_code_rl.environments.arc_config.ArcEnvConfig.from_dict",
-    dataset="nemo_code_rl.nemo_rl_glue.ArcTasksDataset",
-    dataset_config="nemo_code_rl.registration.ArcDatasetSettings.from_dict",
-)
-COMPONENTS = (CODE_UNIT_TESTS, ARC_PROGRAMS)
-
-
-def available_components() -> tuple[Component, ...]:
-    """The components whose code is present in this install."""
-    return tuple(component for component in COMPONENTS if component.importable())
-
-
-def component_named(name: Any) -> Component | None:
-    """The present component registered under ``name``, if any."""
-    return next((c for c in available_components() if c.name == name), None)
-
-
-def component_for_dataset(dataset_name: Any) -> Component | None:
-    """The present component whose dataset ``data.*.dataset_name`` selects, if any."""
-    return next((c for c in available_components() if c.names_dataset(dataset_name)), None)
-
-
 def register() -> tuple[str, ...]:
     """Register every present environment, processor and dataset with NeMo RL; return their names.
 
@@ -137,24 +61,12 @@ def register() -> tuple[str, ...]:
         ImportError: NeMo RL is not importable here.
         ValueError: one of our names is registered to something else.
     """
-    from nemo_code_rl.nemo_rl_glue import register_component
+    from nemo_code_rl.nemo_rl_glue import register_family
 
-    components = available_components()
-    for component in components:
-        register_component(component)
-    return tuple(component.name for component in components)
-
-
-def resolve(path: str) -> Any:
-    """The object at an import path such as ``package.module.Class.method``."""
-    module_path, _, attribute = path.rpartition(".")
-    try:
-        module = importlib.import_module(module_path)
-    except ModuleNotFoundError as error:
-        if error.name != module_path or "." not in module_path:
-            raise
-        return getattr(resolve(module_path), attribute)
-    return getattr(module, attribute)
+    families = available_families()
+    for family in families:
+        register_family(family)
+    return tuple(family.name for family in families)
 
 
 @config_section
@@ -218,13 +130,6 @@ class CodeDatasetSettings(ConfigSection):
                 )
         given = {key: data[key] for key in own if key in data and data[key] is not None}
         return parse_section(cls, given, where)
-
-
-def _module_exists(name: str) -> bool:
-    try:
-        return importlib.util.find_spec(name) is not None
-    except ModuleNotFoundError:
-        return False
 
 
 @dataclass(frozen=True)

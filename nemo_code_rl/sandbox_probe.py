@@ -17,7 +17,7 @@ from typing import Any
 from nemo_code_rl.engine import Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, backend_config, make_backend
 from nemo_code_rl.engine.sandbox import FULL, NAMESPACES, IsolationUnavailable
-from nemo_code_rl.registration import component_named
+from nemo_code_rl.families import family_named
 
 # The set-up step the sandbox names when it fails (``sandbox.isolate_worker``), and what it needs.
 _FEATURES = {
@@ -45,7 +45,7 @@ def sandbox_problems(config: Mapping[str, Any]) -> list[str]:
     for _, entry in dataset_entries(config):
         name = entry.get("env_name") if isinstance(entry, Mapping) else None
         section = env_sections.get(name)
-        if component_named(name) is None or not isinstance(section, Mapping):
+        if family_named(name) is None or not isinstance(section, Mapping):
             continue
         level = str(section.get("isolation") or FULL)
         backend = backend_config(section.get("backend"), f"env.{name}.backend")

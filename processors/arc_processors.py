@@ -1,11 +1,11 @@
 """NeMo RL data processor for ARC tasks answered with a program: a dataset row in, a ``DatumSpec`` out.
 
-Register ``arc_programs_processor`` with NeMo RL's ``register_processor`` under
-``ARC_PROCESSOR_NAME``. It builds the prompt from the task's train pairs and test inputs (the
-template and grid format ride in the row, see ``nemo_code_rl.arc.dataset``), applies the chat
-template exactly as NeMo RL's ``math_hf_data_processor`` does, and masks over-long prompts with
-``loss_multiplier = 0``. The task travels to the environment in ``extra_env_info`` as JSON text
-(``env_info_for_task``), so Arrow and batch collation leave its ragged grids alone.
+Register ``arc_programs_processor`` with NeMo RL's ``register_processor`` under the ARC family's
+name (``nemo_code_rl.families.ARC``). It builds the prompt from the task's train pairs and test
+inputs (the template and grid format ride in the row, see ``nemo_code_rl.arc.dataset``), applies
+the chat template exactly as NeMo RL's ``math_hf_data_processor`` does, and masks over-long prompts
+with ``loss_multiplier = 0``. The task travels to the environment in ``extra_env_info`` as JSON
+text (``env_info_for_task``), so Arrow and batch collation leave its ragged grids alone.
 """
 
 from __future__ import annotations
@@ -18,11 +18,11 @@ from nemo_code_rl.arc.augment import Augmentation
 from nemo_code_rl.arc.dataset import ArcDatum, datum_from_row
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.task import ArcTask, task_from_row
+from nemo_code_rl.families import ARC
 from nemo_code_rl.problems import ProblemFormatError, decoded_json
 from nemo_code_rl.processors.datum import chat_datum
 from nemo_code_rl.processors.env_info import decoded_env_info
 
-ARC_PROCESSOR_NAME = "arc_programs"
 TASK_KEY = "arc_task"
 AUGMENTATION_KEY = "arc_augmentation"
 
@@ -49,10 +49,19 @@ def arc_programs_processor(
     Raises:
         ProblemFormatError: the row is not a valid ARC task; the message names ``row idx N``.
     """
+    messages, extra = arc_programs_prompt(datum_dict, task_data_spec, idx)
+    return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+
+
+def arc_programs_prompt(
+    datum_dict: dict[str, Any], task_data_spec: Any, idx: int
+) -> tuple[list[dict[str, str]], dict[str, Any]]:
+    """What the processor makes of a row before the chat template: the prompt's messages and the
+    ``extra_env_info``. The dry run calls it where no tokenizer is at hand, so its samples take the
+    processor's own path."""
     datum = _datum(datum_dict, idx)
     messages = _with_task_spec(build_messages(datum.task, datum.prompt), task_data_spec)
-    extra = env_info_for_task(datum.task, datum.augmentation)
-    return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+    return messages, env_info_for_task(datum.task, datum.augmentation)
 
 
 def env_info_for_task(task: ArcTask, augmentation: Augmentation | None = None) -> dict[str, Any]:
@@ -81,7 +90,7 @@ def task_from_env_info(info: Mapping[str, Any] | str) -> tuple[ArcTask, Augmenta
     Raises:
         ProblemFormatError: naming the ``extra_env_info`` field that is missing or malformed.
     """
-    info = decoded_env_info(info, TASK_KEY, ARC_PROCESSOR_NAME)
+    info = decoded_env_info(info, TASK_KEY, ARC.name)
     try:
         task = task_from_row(decoded_json(info[TASK_KEY], f"extra_env_info.{TASK_KEY}"))
     except ProblemFormatError as error:

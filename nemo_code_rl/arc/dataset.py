@@ -32,12 +32,13 @@ from nemo_code_rl.arc.data import DEFAULT_SOURCE, load_arc_tasks
 from nemo_code_rl.arc.prompts import PromptConfig, filter_by_prompt_tokens
 from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section, parse_section
+from nemo_code_rl.families import ARC
 from nemo_code_rl.problems import ProblemFormatError, decoded_json
 
 TASK_COLUMN = "arc_task"
 PROMPT_COLUMN = "arc_prompt"
 AUGMENTATION_COLUMN = "arc_augmentation"
-DEFAULT_TASK_NAME = "arc_programs"
+DEFAULT_TASK_NAME = ARC.name
 # NeMo RL's keys that route an entry (often merged in from ``data.default``), passed over here. Its
 # other dataset keys (``data_path``, ``split``, ...) choose data an ARC entry does not read, so they
 # are unknown keys: a ``data_path`` silently ignored would train on the default source instead.

@@ -23,8 +23,8 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from nemo_code_rl.coalescer import BatchCoalescer
 from nemo_code_rl.engine.backend import ExecutionBackend
-from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, InfrastructureFaultError
 from nemo_code_rl.gym_server.models import ServerOptions
 from nemo_code_rl.outcomes import Verdict

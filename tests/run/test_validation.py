@@ -9,7 +9,7 @@ pytest.importorskip("omegaconf", reason="config loading needs omegaconf: pip ins
 
 from nemo_code_rl.config_loading import load_resolved, packaged_configs  # noqa: E402
 from nemo_code_rl.dry_run import Finding, builtin_names, check_config, layout  # noqa: E402
-from nemo_code_rl.registration import CODE_UNIT_TESTS, available_components  # noqa: E402
+from nemo_code_rl.families import UNIT_TESTS, available_families  # noqa: E402
 
 CODE_CONFIGS = ["grpo_code_2gpu", "grpo_code_8gpu", "grpo_code_multiturn_8gpu", "grpo_gsm8k_2gpu"]
 
@@ -35,7 +35,7 @@ def test_our_shipped_configs_pass_the_checks(name: str) -> None:
 
 
 def test_the_code_component_is_always_there() -> None:
-    assert CODE_UNIT_TESTS in available_components()
+    assert UNIT_TESTS in available_families()
 
 
 @pytest.mark.parametrize(

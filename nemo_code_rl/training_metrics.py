@@ -1,4 +1,4 @@
-"""Per-step training metrics of the code environment, as pure functions of plain data.
+"""Per-step training metrics of code judged by unit tests, as pure functions of plain data.
 
 Two kinds of signal matter when RL on code goes wrong, and both are here:
 

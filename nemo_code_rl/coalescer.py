@@ -1,9 +1,10 @@
 """Merge concurrent requests into one batch call.
 
-NeMo RL's asynchronous rollouts call ``step`` once per sample, from many threads at once. The
-sandbox pool runs one batch at a time and spreads it over all its workers, so answering each call
-alone would leave all but one worker idle. Instead, whichever caller finds the pool free runs
-everything queued so far as one batch, and callers that arrive meanwhile wait for the next one.
+NeMo RL's asynchronous rollouts call ``step`` once per sample, from many threads at once, and the
+Gym server gets one request per rollout. The sandbox pool runs one batch at a time and spreads it
+over all its workers, so answering each call alone would leave all but one worker idle. Instead,
+whichever caller finds the pool free runs everything queued so far as one batch, and callers that
+arrive meanwhile wait for the next one.
 """
 
 from __future__ import annotations
