@@ -24,9 +24,9 @@ from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
+from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
-from nemo_code_rl.harness.programs import Judgement
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import (
     REWARD_VERSION,
@@ -418,7 +418,18 @@ class Verifier:
             unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs,
         )
 
+    def _judge_spec(self, job: _Job) -> dict[str, Any] | None:
+        """How the workers judge ``job``'s results; ``None`` for a problem with a special judge,
+        which decides here, on the whole output."""
+        if job.problem.id in self.config.checkers:
+            return None
+        return programs.judge_spec(job.problem, job.tests, self.config.comparison, self._values(job.problem))
+
     def _judge(self, job: _Job, position: int, result: ExecutionResult) -> Judgement:
+        """The worker's judgement of a result; results the pool or this verifier made (a lost
+        worker, an input not run) and those of special-judge problems are judged here."""
+        if result.judgement is not None:
+            return result.judgement
         test = job.tests[position]
         return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
 
@@ -433,7 +444,10 @@ class Verifier:
         known from the results streamed so far (every test in, or the program stopped) is passed
         to it at once; the others (special judges pending, a program that never ran) when the
         batch is over, by the caller."""
-        batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
+        batch = [
+            programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem), self._judge_spec(j))
+            for j in jobs
+        ]
         seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
         skip_after_timeout = self.config.after_timeout == "skip"
 

@@ -322,6 +322,7 @@ class ExecutionPool:
             "strict": self.strict if program.strict is None else program.strict,
             "private": program.private,
             "stream": stream,
+            "judge": program.judge,
         }
 
     def _deadline(self, program: Program) -> float:
