@@ -267,6 +267,8 @@ class Verifier:
         )
         self._explicit: set[str] = set()
         self._keys: dict[int, tuple[Problem, str]] = {}
+        self._limits_made: dict[tuple[float, int], Limits] = {}
+        self._unwrapping_values: ValueComparisonConfig | None = None
 
     def _key(self, problem: Problem) -> str:
         known = self._keys.get(id(problem))
@@ -358,6 +360,7 @@ class Verifier:
         program is stopped and its remaining tests are ``not_run`` (whoever asked has gone).
         """
         self._keys.clear()
+        self._limits_made.clear()
         if self.config.calibrate:
             self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
@@ -403,20 +406,30 @@ class Verifier:
         return typing.cast("list[Verification]", verifications)
 
     def _limits(self, problem: Problem) -> Limits:
-        limit = self.time_limit(problem)
+        """The limits of ``problem``'s program: one ``Limits`` per (time limit, output cap), built
+        once (a batch's programs share a few)."""
+        limit, cap = self.time_limit(problem), output_cap(problem)
+        known = self._limits_made.get((limit, cap))
+        if known is None:
+            known = self._limits_made[limit, cap] = self._new_limits(limit, cap)
+        return known
+
+    def _new_limits(self, limit: float, cap: int) -> Limits:
         backstop = self.config.wall_backstop
         return self.config.limits.with_overrides(
             timeout_s=limit,
             wall_backstop_s=None if backstop is None else min(MAX_SECONDS, limit * backstop),
             stop_after_timeout=self.config.after_timeout == "skip",
-            output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
+            output_bytes=min(self.config.limits.output_bytes, cap),
         )
 
     def _values(self, problem: Problem) -> ValueComparisonConfig:
-        return replace(
-            self.config.values,
-            unwrap_singleton=self.config.values.unwrap_singleton or problem.singleton_outputs,
-        )
+        unwrap = self.config.values.unwrap_singleton or problem.singleton_outputs
+        if unwrap == self.config.values.unwrap_singleton:
+            return self.config.values
+        if self._unwrapping_values is None:
+            self._unwrapping_values = replace(self.config.values, unwrap_singleton=True)
+        return self._unwrapping_values
 
     def _judge_spec(self, job: _Job) -> dict[str, Any] | None:
         """How the workers judge ``job``'s results; ``None`` for a problem with a special judge,
