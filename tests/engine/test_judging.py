@@ -8,7 +8,8 @@ import uuid
 
 from nemo_code_rl import Program, Verdict
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
-from nemo_code_rl.harness import judging
+from nemo_code_rl.harness import judging, programs
+from nemo_code_rl.problems import parse_problem
 from tests.isolation_probes import MEMORY_SCANNER, stdout_of
 
 DOUBLE_AND_WARN = "import sys\nn = int(input())\nprint(n * 2)\nprint('warned', n, file=sys.stderr)\n"
@@ -60,11 +61,7 @@ def test_results_the_worker_makes_itself_are_judged(pool):
     assert [r.judgement.verdict for r in results] == [Verdict.TIMEOUT, Verdict.NOT_RUN]
 
 
-def test_call_and_assert_tests_are_judged_in_the_worker(pool):
-    from nemo_code_rl.problems import parse_problem
-
-    from nemo_code_rl.harness import programs
-
+def test_call_based_tests_are_judged_in_the_worker(pool):
     problem = parse_problem(
         {
             "id": "call",
