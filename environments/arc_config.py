@@ -5,10 +5,10 @@ error that suggests the right one: NeMo RL passes the dict through unchecked, an
 key silently falling back to a default would train on the wrong reward.
 
 Keys (defaults in brackets):
-    workers [None], isolation ["full"], max_rollout_turns [1], tokenizer [None], metrics_jsonl
-        [None]: as for the unit-test environment (``nemo_code_rl.environments.config``); above
-        one turn, a program that fails a train pair is told which pairs failed and where the
-        first wrong grid differs.
+    workers [None], isolation ["full"], backend [kind "process"], max_rollout_turns [1], tokenizer
+        [None], metrics_jsonl [None]: as for the unit-test environment
+        (``nemo_code_rl.environments.config``); above one turn, a program that fails a train pair
+        is told which pairs failed and where the first wrong grid differs.
     feedback_template [``DEFAULT_ARC_FEEDBACK_TEMPLATE``]: the feedback turn's text; ``{feedback}``
         is replaced by the report.
     extraction [fenced]: ``mode``, ``pattern``, ``strip_think`` (``nemo_code_rl.extraction``).

@@ -63,7 +63,10 @@ class ArcProgramEnvironment(
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
         config = ArcEnvConfig.from_dict(cfg)
         super().__init__(
-            config, ArcVerifier(config.verifier, workers=config.workers, isolation=config.isolation)
+            config,
+            ArcVerifier(
+                config.verifier, workers=config.workers, isolation=config.isolation, backend=config.backend
+            ),
         )
 
     def _read_subject(self, info: dict[str, Any]) -> ArcSubject:

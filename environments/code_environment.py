@@ -46,7 +46,10 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
     def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
         config = CodeEnvConfig.from_dict(cfg)
         super().__init__(
-            config, Verifier(config.verifier, workers=config.workers, isolation=config.isolation)
+            config,
+            Verifier(
+                config.verifier, workers=config.workers, isolation=config.isolation, backend=config.backend
+            ),
         )
 
     def _read_subject(self, info: dict[str, Any]) -> Problem:

@@ -10,6 +10,10 @@ Keys (defaults in brackets):
         together; refuses to start where the host forbids either), ``namespaces`` (the same
         without the cgroup, where none can be made: non-root Slurm jobs, some containers) or
         ``none`` (rlimits only; for hosts without namespaces, untrusted code is then not contained).
+    backend [kind "process"]: where programs run (``nemo_code_rl.engine.backend.BackendConfig``):
+        ``kind`` ``process`` (worker processes in the environment's actor), ``docker`` (worker
+        containers; ``image``) or ``ray`` (engine actors over the cluster's nodes; ``ray``:
+        ``num_actors``, ``actor_options``). ``workers`` and ``isolation`` apply to each kind.
     max_rollout_turns [1]: set it to ``grpo.max_rollout_turns``. NeMo RL does not tell the
         environment the turn limit, so the environment counts turns itself and ends the episode
         at this many; above 1 a failing program gets its test report back as a new user turn.
@@ -43,6 +47,7 @@ from typing import Any
 import pydantic
 
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, config_section, parse_section
+from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
@@ -107,6 +112,7 @@ class EpisodeConfig(ConfigSection):
 
     workers: int | None = None
     isolation: str = "full"
+    backend: BackendConfig = field(default_factory=BackendConfig)
     max_rollout_turns: int = 1
     tokenizer: TokenizerSettings | None = None
     feedback_template: str = DEFAULT_FEEDBACK_TEMPLATE
@@ -150,6 +156,8 @@ class EpisodeConfig(ConfigSection):
         own = [f.name for f in fields(cls) if f.name != "verifier"]
         check_keys(data, [*own, *(f.name for f in fields(verifier_type))], where)
         settings = {key: data.pop(key) for key in own if key in data}
+        if "backend" in settings:  # also a kind's name alone (``backend: docker``)
+            settings["backend"] = backend_config(settings["backend"], f"{where}.backend")
         return parse_section(cls, {**settings, "verifier": verifier_type.from_dict(data, where)}, where)
 
 

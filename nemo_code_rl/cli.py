@@ -15,6 +15,7 @@ from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
 from nemo_code_rl.comparison import ComparisonConfig, ComparisonMode
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
+from nemo_code_rl.engine.backend import BackendConfig, BackendKind
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
@@ -40,7 +41,13 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         "-o", "--output", help="results file (default: <completions stem>.results.jsonl beside it)"
     )
     parser.add_argument("--workers", type=int, default=None, help="parallel workers (default: CPUs)")
-    parser.add_argument("--backend", choices=["process"], default="process", help="where programs run")
+    parser.add_argument(
+        "--backend",
+        choices=get_args(BackendKind),
+        default=BackendConfig().kind,
+        help="where programs run: worker processes here, Docker containers ($NEMO_CODE_RL_DOCKER_IMAGE), "
+        "or Ray actors ($RAY_ADDRESS, else a local cluster)",
+    )
     parser.add_argument("--isolation", choices=USER_LEVELS, default=FULL)
     parser.add_argument("--reward", choices=get_args(RewardMode), default=RewardConfig().mode)
     parser.add_argument(
@@ -152,6 +159,7 @@ def _score(args: argparse.Namespace) -> int:
             args.output,
             workers=args.workers,
             isolation=args.isolation,
+            backend=args.backend,
             extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
             timeout_s=args.timeout,
             memory_mb=args.memory_mb,
@@ -186,7 +194,9 @@ def _score(args: argparse.Namespace) -> int:
     results = scoring.ResultsFile(output, completions, resume=args.resume)  # fails now if unwritable
     update, close = progress_bar("scoring", enabled=not args.quiet)
     try:
-        with Verifier(config, workers=args.workers, isolation=args.isolation, time_limits=cache) as verifier:
+        with Verifier(
+            config, workers=args.workers, isolation=args.isolation, time_limits=cache, backend=args.backend
+        ) as verifier:
             rows = scoring.score(
                 problems,
                 completions,

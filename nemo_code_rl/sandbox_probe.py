@@ -2,11 +2,11 @@
 
 A node that cannot isolate (inside an enroot/pyxis or Docker container, unprivileged user
 namespaces or ``unshare`` are often refused) would otherwise fail at the first environment step,
-after vLLM and the policy have loaded. The probe starts a one-worker pool at the configured
-level and runs one program; when the sandbox refuses, the message names the kernel feature the
-node lacks and the setting that works without it. The environment actors may land on other
-nodes of the Ray cluster; those run the same container image, so the launching node stands in
-for them.
+after vLLM and the policy have loaded. The probe starts a one-worker backend as configured
+(``backend`` and ``isolation``) and runs one program; when the sandbox refuses, the message names
+the kernel feature the node lacks and the setting that works without it. The environment actors
+may land on other nodes of the Ray cluster; those run the same container image, so the launching
+node stands in for them (and for the ``ray`` backend's engine actors, whose pools are worker processes there).
 """
 
 from __future__ import annotations
@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from nemo_code_rl.engine import ExecutionPool, Program, Verdict
+from nemo_code_rl.engine import Program, Verdict
+from nemo_code_rl.engine.backend import BackendConfig, backend_config, make_backend
 from nemo_code_rl.engine.sandbox import FULL, NAMESPACES, IsolationUnavailable
 from nemo_code_rl.registration import component_named
 
@@ -39,24 +40,31 @@ def sandbox_problems(config: Mapping[str, Any]) -> list[str]:
     """Why the sandbox cannot run each of our environments the config uses here; empty when it can."""
     from nemo_code_rl.dry_run import dataset_entries
 
-    by_level: dict[str, list[str]] = {}
+    by_setting: dict[tuple[str, str, str | None], tuple[BackendConfig, list[str]]] = {}
     env_sections = config.get("env") or {}
     for _, entry in dataset_entries(config):
         name = entry.get("env_name") if isinstance(entry, Mapping) else None
         section = env_sections.get(name)
         if component_named(name) is None or not isinstance(section, Mapping):
             continue
-        names = by_level.setdefault(str(section.get("isolation") or FULL), [])
+        level = str(section.get("isolation") or FULL)
+        backend = backend_config(section.get("backend"), f"env.{name}.backend")
+        _, names = by_setting.setdefault((level, backend.kind, backend.image), (backend, []))
         if name not in names:
             names.append(name)
-    return [problem for level, names in by_level.items() if (problem := environments_problem(level, names))]
+    return [
+        problem
+        for (level, _, _), (backend, names) in by_setting.items()
+        if (problem := environments_problem(level, names, backend))
+    ]
 
 
-def environments_problem(level: str, names: list[str]) -> str | None:
-    """``probe(level)`` for the environments ``names``, with the setting that works without isolation."""
-    problem = probe(level)
-    if problem is None:
-        return None
+def environments_problem(level: str, names: list[str], backend: BackendConfig | None = None) -> str | None:
+    """``probe(level, backend)`` for the environments ``names``, with the setting that works without
+    isolation (Docker's containers have no isolation setting: their problem is told as it is)."""
+    problem = probe(level, backend)
+    if problem is None or (backend is not None and backend.kind == "docker"):
+        return problem
     if level == FULL and probe(NAMESPACES) is None:
         settings = ", ".join(f"env.{name}.isolation=namespaces" for name in names)
         return (
@@ -70,11 +78,14 @@ def environments_problem(level: str, names: list[str]) -> str | None:
     )
 
 
-def probe(isolation: str) -> str | None:
-    """Run one program at ``isolation``; ``None`` when it ran, else what the node lacks."""
-    where = f"on this node (isolation: {isolation})"
+def probe(isolation: str, backend: BackendConfig | None = None) -> str | None:
+    """Run one program at ``isolation`` (in a container with the ``docker`` backend, else in a
+    worker process); ``None`` when it ran, else what the node lacks."""
+    docker = backend is not None and backend.kind == "docker"
+    setting = "backend: docker" if docker else f"isolation: {isolation}"
+    where = f"on this node ({setting})"
     try:
-        with ExecutionPool(workers=1, isolation=isolation) as pool:
+        with make_backend(backend if docker else None, workers=1, isolation=isolation) as pool:
             result = pool.run(_PROBE)[0]
     except IsolationUnavailable as error:
         step = str(error).partition("failed at '")[2].partition("'")[0]
@@ -84,7 +95,7 @@ def probe(isolation: str) -> str | None:
         return f"the sandbox did not start {where}: {type(error).__name__}: {error}"
     if result.verdict is not Verdict.OK or result.stdout != "42\n":
         return (
-            f"a probe program in the sandbox (isolation: {isolation}) ended {result.verdict.value} "
+            f"a probe program in the sandbox ({setting}) ended {result.verdict.value} "
             f"instead of printing 42: {result.error or result.stderr}"
         )
     return None

@@ -22,7 +22,8 @@ import pydantic
 
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
-from nemo_code_rl.engine import ExecutionPool, ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
 from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
@@ -239,8 +240,9 @@ class Verifier:
 
     Args:
         config: how to judge (see ``VerifierConfig``).
-        pool: an engine pool to use; when ``None`` the verifier starts and owns one.
-        workers / isolation: for the pool the verifier starts.
+        pool: an execution backend to use (borrowed: never closed here); when ``None`` the
+            verifier starts one with ``make_backend`` and owns it.
+        workers / isolation / backend: for the backend the verifier starts (``make_backend``).
 
     Example:
         >>> with Verifier() as verifier:                                 # doctest: +SKIP
@@ -251,14 +253,15 @@ class Verifier:
     def __init__(
         self,
         config: VerifierConfig | None = None,
-        pool: ExecutionPool | None = None,
+        pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",
         time_limits: TimeLimitCache | None = None,
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
     ) -> None:
         self.config = config or VerifierConfig()
         self._owns_pool = pool is None
-        self.pool = pool if pool is not None else ExecutionPool(workers=workers, isolation=isolation)
+        self.pool = pool if pool is not None else make_backend(backend, workers=workers, isolation=isolation)
         self.time_limits = time_limits if time_limits is not None else TimeLimitCache()
         self._calibration = (
             FACTOR,
@@ -268,7 +271,6 @@ class Verifier:
         self._explicit: set[str] = set()
         self._keys: dict[int, tuple[Problem, str]] = {}
         self._limits_made: dict[tuple[float, int], Limits] = {}
-        self._unwrapping_values: ValueComparisonConfig | None = None
 
     def _key(self, problem: Problem) -> str:
         known = self._keys.get(id(problem))
@@ -423,28 +425,14 @@ class Verifier:
             output_bytes=min(self.config.limits.output_bytes, cap),
         )
 
-    def _values(self, problem: Problem) -> ValueComparisonConfig:
-        unwrap = self.config.values.unwrap_singleton or problem.singleton_outputs
-        if unwrap == self.config.values.unwrap_singleton:
-            return self.config.values
-        if self._unwrapping_values is None:
-            self._unwrapping_values = replace(self.config.values, unwrap_singleton=True)
-        return self._unwrapping_values
-
     def _judge_spec(self, job: _Job) -> dict[str, Any] | None:
         """How the workers judge ``job``'s results; ``None`` for a problem with a special judge,
         which decides here, on the whole output."""
         if job.problem.id in self.config.checkers:
             return None
-        return programs.judge_spec(job.problem, job.tests, self.config.comparison, self._values(job.problem))
-
-    def _judge(self, job: _Job, position: int, result: ExecutionResult) -> Judgement:
-        """The worker's judgement of a result; results the pool or this verifier made (a lost
-        worker, an input not run) and those of special-judge problems are judged here."""
-        if result.judgement is not None:
-            return result.judgement
-        test = job.tests[position]
-        return programs.judge(job.problem, test, result, self.config.comparison, self._values(job.problem))
+        return programs.judge_spec(
+            job.problem, job.tests, self.config.comparison, _values(self.config, job.problem)
+        )
 
     def _run(
         self,
@@ -463,15 +451,11 @@ class Verifier:
         ]
         seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
         skip_after_timeout = self.config.after_timeout == "skip"
-
-        def fails(job: _Job, position: int, result: ExecutionResult) -> bool:
-            if job.problem.id in self.config.checkers:
-                return result.verdict is not Verdict.OK
-            return self._judge(job, position, result).verdict != Verdict.PASSED
+        first_failure = _FirstFailure(self.config, jobs) if self.config.early_exit else None
 
         def on_input(program: int, position: int, result: ExecutionResult) -> bool:
             job = jobs[program]
-            stop = self.config.early_exit and fails(job, position, result)
+            stop = first_failure is not None and first_failure(program, position, result)
             if dropped is not None and dropped(job):
                 return True
             if finished is not None and job.problem.id not in self.config.checkers:
@@ -481,11 +465,16 @@ class Verifier:
                     finished(job, self._verification(self._judged(job, seen[program])))
             return stop
 
-        streaming = self.config.early_exit or finished is not None or dropped is not None
-        results = self.pool.run_batch(batch, progress=progress, stop_when=on_input if streaming else None)
+        # Results stream to this process only where the backend asks ``stop_when`` here (not in
+        # Ray actors, which get the picklable early-exit check alone): there, jobs are passed to
+        # ``finished`` when the batch is over, and a cancelled job runs to its end.
+        streaming = (finished is not None or dropped is not None) and self.pool.asks_stop_when_here
+        results = self.pool.run_batch(
+            batch, progress=progress, stop_when=on_input if streaming else first_failure
+        )
         for job, per_test in zip(jobs, results, strict=True):
             job.results = per_test
-            job.judgements = [self._judge(job, position, r) for position, r in enumerate(per_test)]
+            job.judgements = [_judge(self.config, job, position, r) for position, r in enumerate(per_test)]
             if self.config.early_exit and job.problem.id not in self.config.checkers:
                 _cut_after_first_failure(job)
 
@@ -494,7 +483,7 @@ class Verifier:
         those its program will not run (it was stopped)."""
         not_run = ExecutionResult(Verdict.NOT_RUN, error="not run: an earlier input timed out")
         copy = replace(job, results=[seen.get(p, not_run) for p in range(len(job.tests))])
-        copy.judgements = [self._judge(copy, p, r) for p, r in enumerate(copy.results)]
+        copy.judgements = [_judge(self.config, copy, p, r) for p, r in enumerate(copy.results)]
         if self.config.early_exit:
             _cut_after_first_failure(copy)
         return copy
@@ -615,6 +604,43 @@ class Verifier:
 def _repeat(verification: Verification) -> Verification:
     """The verdicts of a repeated answer: its first occurrence's, with no sandbox time of its own."""
     return replace(verification, execution_s=0.0, timeout_lost_s=0.0)
+
+
+def _judge(config: VerifierConfig, job: _Job, position: int, result: ExecutionResult) -> Judgement:
+    """The worker's judgement of a result; results the backend or the verifier made (a lost
+    worker, an input not run) and those of special-judge problems are judged here."""
+    if result.judgement is not None:
+        return result.judgement
+    return programs.judge(
+        job.problem, job.tests[position], result, config.comparison, _values(config, job.problem)
+    )
+
+
+def _values(config: VerifierConfig, problem: Problem) -> ValueComparisonConfig:
+    """How ``problem``'s returned values are compared: the configured way, unwrapping an expected
+    one-element list where the data says its outputs are wrapped so."""
+    if config.values.unwrap_singleton or not problem.singleton_outputs:
+        return config.values
+    return replace(config.values, unwrap_singleton=True)
+
+
+@dataclass(frozen=True)
+class _FirstFailure:
+    """Early exit's ``stop_when``: true at a program's first failing test (for a special judge's
+    problem, its first test that did not run cleanly).
+
+    It holds only what judging needs, never the verifier or its backend, so the ``ray`` backend
+    can ship it to the actors that run the programs.
+    """
+
+    config: VerifierConfig
+    jobs: list[_Job]
+
+    def __call__(self, program: int, position: int, result: ExecutionResult) -> bool:
+        job = self.jobs[program]
+        if job.problem.id in self.config.checkers:
+            return result.verdict is not Verdict.OK
+        return _judge(self.config, job, position, result).verdict != Verdict.PASSED
 
 
 def _cut_after_first_failure(job: _Job) -> None:

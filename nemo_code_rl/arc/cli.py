@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.engine import Limits
+from nemo_code_rl.engine.backend import BackendKind
 from nemo_code_rl.extraction import ExtractionConfig
 from nemo_code_rl.outcomes import AttemptStatus
 from nemo_code_rl.problems import ProblemFormatError
@@ -37,6 +38,7 @@ def score_rows_if_arc(
     *,
     workers: int | None = None,
     isolation: str = "full",
+    backend: BackendKind = "process",
     extraction: ExtractionConfig | None = None,
     timeout_s: float | None = None,
     memory_mb: int | None = None,
@@ -50,7 +52,8 @@ def score_rows_if_arc(
     and returns the exit status: 1 with ``strict`` when a completion was not judged (a bad line or
     an unknown task, each named in a warning). ``timeout_s`` is the time limit per grid (``None``:
     ``ArcExecutionConfig``'s); ``helper`` the helper library programs can import
-    (``ArcExecutionConfig.helper``; ``None``: our BARC-compatible ``common``).
+    (``ArcExecutionConfig.helper``; ``None``: our BARC-compatible ``common``); ``backend`` where
+    programs run (``make_backend``).
     """
     from nemo_code_rl import scoring
     from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
@@ -75,7 +78,7 @@ def score_rows_if_arc(
     )
     destination = Path(output) if output else scoring.default_results_path(completions)
     update, close = progress_bar("scoring ARC", enabled=not quiet)
-    with ArcVerifier(config, workers=workers, isolation=isolation) as verifier:
+    with ArcVerifier(config, workers=workers, isolation=isolation, backend=backend) as verifier:
         try:
             results = score_arc(tasks, rows, verifier, progress=update)
         finally:

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
+from typing import Any
 
 from nemo_code_rl.arc.execution import (
     ARC_PRELOAD,
@@ -28,7 +29,7 @@ from nemo_code_rl.arc.metrics import ArcOutcome
 from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION, ArcRewardConfig, arc25_reward, arc_reward
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.config_keys import ConfigSection, config_section
-from nemo_code_rl.engine import ExecutionPool
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.extraction import ExtractionConfig, extract_code
 from nemo_code_rl.outcomes import AttemptStatus, Verdict
 
@@ -224,22 +225,24 @@ class ArcVerifier:
 
     Args:
         config: how to judge (see ``ArcVerifierConfig``); its helper library is read once, here.
-        pool: an engine pool to use; when ``None`` the verifier starts and owns one.
-        workers / isolation: for the pool the verifier starts.
+        pool: an execution backend to use (borrowed: never closed here); when ``None`` the
+            verifier starts one with ``make_backend`` and owns it.
+        workers / isolation / backend: for the backend the verifier starts (``make_backend``).
     """
 
     def __init__(
         self,
         config: ArcVerifierConfig | None = None,
-        pool: ExecutionPool | None = None,
+        pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
     ) -> None:
         self.config = config or ArcVerifierConfig()
         self._helpers = load_helper(self.config.execution.helper)
         self._owns_pool = pool is None
         if pool is None:
-            pool = ExecutionPool(workers=workers, isolation=isolation, preload=ARC_PRELOAD)
+            pool = make_backend(backend, workers=workers, isolation=isolation, preload=ARC_PRELOAD)
         self.pool = pool
 
     def verify_batch(

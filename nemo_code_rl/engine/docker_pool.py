@@ -23,7 +23,7 @@ from typing import Any
 
 from nemo_code_rl.engine import sandbox, wire
 from nemo_code_rl.engine.limits import Limits, MiB
-from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
+from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, WorkerPool, sandbox_uid_base
 from nemo_code_rl.engine.sandbox import SandboxConfig
 
 DEFAULT_IMAGE = "nemo-code-rl-test:latest"
@@ -195,8 +195,8 @@ class _ContainerWorker:
         return True
 
 
-class DockerExecutionPool(ExecutionPool):
-    """``ExecutionPool`` whose workers are long-lived, locked-down containers.
+class DockerExecutionPool(WorkerPool[_ContainerWorker]):
+    """A ``WorkerPool`` whose workers are long-lived, locked-down containers.
 
     Args:
         workers / limits / strict / preload: as for ``ExecutionPool``.
@@ -221,26 +221,38 @@ class DockerExecutionPool(ExecutionPool):
         sandbox_uid: int | None = None,
     ) -> None:
         self.image = image or os.environ.get("NEMO_CODE_RL_DOCKER_IMAGE", DEFAULT_IMAGE)
-        self._client = client or docker_client()
-        self._container_options = _container_options(limits or Limits())
-        super().__init__(
-            workers=workers,
-            limits=limits,
-            isolation=sandbox.CONTAINER,
-            strict=strict,
-            preload=preload,
-            sandbox_uid=sandbox_uid,
-        )
-
-    def _spawn(self, index: int) -> _ContainerWorker:
-        config = SandboxConfig(level=sandbox.CONTAINER, uid=self._uid_base + index, userns=False)
-        settings = {"sandbox": config.to_json_dict(), "preload": self._preload}
-        return _ContainerWorker(index, settings, self._client, self.image, self._container_options)
+        uid_base = sandbox_uid_base(sandbox_uid)
+        options = _container_options(limits or Limits())
+        spawner = _ContainerSpawner(client or docker_client(), self.image, options, preload, uid_base)
+        super().__init__(spawner, workers, limits, strict, sandbox.CONTAINER, uid_base)
 
     @property
     def container_ids(self) -> list[str]:
         """Ids of the worker containers (for monitoring; killing one is survivable)."""
-        return [w.container.id for w in self._workers]
+        return [w.container.id for w in self.handles]
+
+
+class _ContainerSpawner:
+    """Starts the worker containers of a ``DockerExecutionPool``: it holds the client, image and options."""
+
+    def __init__(
+        self,
+        client: Any,
+        image: str,
+        options: dict[str, Any],
+        preload: Sequence[str],
+        uid_base: int,
+    ) -> None:
+        self.client = client
+        self.image = image
+        self.options = options
+        self.preload = list(preload)
+        self.uid_base = uid_base
+
+    def __call__(self, index: int) -> _ContainerWorker:
+        config = SandboxConfig(level=sandbox.CONTAINER, uid=self.uid_base + index, userns=False)
+        settings = {"sandbox": config.to_json_dict(), "preload": self.preload}
+        return _ContainerWorker(index, settings, self.client, self.image, self.options)
 
 
 def _container_options(limits: Limits) -> dict[str, Any]:

@@ -21,6 +21,7 @@ import time
 import weakref
 from collections import deque
 from collections.abc import Callable, Sequence
+from typing import Generic, Protocol, TypeVar
 
 from nemo_code_rl.engine import cgroups, sandbox, wire
 from nemo_code_rl.engine.limits import Limits
@@ -46,6 +47,44 @@ _BOOT = (
 
 ProgressCallback = Callable[[int, int], None]
 StopPredicate = Callable[[int, int, ExecutionResult], bool]
+
+
+class WorkerHandle(Protocol):
+    """What a ``WorkerPool`` needs of one warm worker, wherever it runs (a process, a container).
+
+    A worker speaks the engine's frame protocol (``wire``): its first frame is its start-up report
+    (``ok``, ``level``, ...); then it answers each job's frame with its results.
+    """
+
+    index: int
+    job: int | None
+    deadline: float
+    report: dict | None
+
+    @property
+    def out_fd(self) -> int: ...
+
+    @property
+    def pid(self) -> int: ...
+
+    def exit_status(self) -> int | None: ...
+
+    def startup_failure(self) -> str: ...
+
+    def wait(self, timeout_s: float) -> bool: ...
+
+    def read_frames(self) -> list | None: ...
+
+    def send(self, message: dict, job: int, deadline: float) -> bool: ...
+
+    def cancel(self, job: int) -> None: ...
+
+    def kill(self) -> None: ...
+
+    def close_pipes(self) -> None: ...
+
+
+W = TypeVar("W", bound=WorkerHandle)
 
 
 class _Worker:
@@ -146,7 +185,7 @@ class _Worker:
                 pass
 
 
-def _await_handshakes(workers: Sequence[_Worker], timeout_s: float) -> None:
+def _await_handshakes(workers: Sequence[WorkerHandle], timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     waiting = {w.out_fd: w for w in workers if w.report is None}
     while waiting:
@@ -175,7 +214,7 @@ def _await_handshakes(workers: Sequence[_Worker], timeout_s: float) -> None:
         )
 
 
-def _shutdown(workers: list[_Worker]) -> None:
+def _shutdown(workers: list[W]) -> None:
     for worker in workers:
         worker.close_pipes()
     deadline = time.monotonic() + 5
@@ -185,91 +224,56 @@ def _shutdown(workers: list[_Worker]) -> None:
     workers.clear()
 
 
-class ExecutionPool:
-    """Warm fork-server workers that run untrusted Python programs in isolation.
+class WorkerPool(Generic[W]):
+    """Warm workers made by ``spawn``, and the batch dispatch over them.
+
+    Where a worker runs is the spawner's business (``ExecutionPool``: a local process;
+    ``DockerExecutionPool``: a container): the pool only needs each worker to be a
+    ``WorkerHandle``. It starts the workers, waits for their start-up reports, spreads batches
+    over them, and replaces a worker that dies with ``spawn(its index)``.
 
     Args:
-        workers: number of worker processes (programs run in parallel); default: the CPUs
-            this process may use.
-        limits: default per-input limits (see ``Limits``).
-        isolation: ``"full"`` (namespaces, unprivileged identity, read-only filesystem, and a
-            cgroup per worker bounding the memory and processes of each program's processes
-            together; refuses to start where the host does not permit it), ``"namespaces"``
-            (the same without the cgroup, for hosts where this process cannot create one: each
-            process is still bounded by ``RLIMIT_AS``) or ``"none"`` (rlimits only).
-        strict: fork a fresh child for every input instead of one per program.
-        preload: modules imported once in each worker, so programs get them for free.
-        exposed_paths: host folders or files programs may read besides the minimal root (the
-            Python installation, this package, the system's libraries), bound read-only at
-            the same path.
-        sandbox_uid: first uid of the range used for programs when running as root.
-
-    Example:
-        >>> with ExecutionPool(workers=1) as pool:                       # doctest: +SKIP
-        ...     [r.stdout for r in pool.run(Program("print(input()[::-1])", ["abc"]))]
-        ['cba\\n']
+        spawn: starts worker ``index`` (also to replace a lost one).
+        workers: number of workers; ``None``: the CPUs this process may use.
+        limits / strict: the defaults of programs that set none.
+        level: the isolation level asked for, reported until a worker has started.
+        uid_base: the uid of worker 0's programs (worker ``i`` runs them as ``uid_base + i``).
     """
+
+    # ``stop_when`` is asked in this process, as each result arrives (see ``ExecutionBackend``).
+    asks_stop_when_here = True
 
     def __init__(
         self,
-        workers: int | None = None,
-        limits: Limits | None = None,
-        isolation: str = sandbox.FULL,
-        strict: bool = False,
-        preload: Sequence[str] = DEFAULT_PRELOAD,
-        exposed_paths: Sequence[str] = (),
-        sandbox_uid: int | None = None,
+        spawn: Callable[[int], W],
+        workers: int | None,
+        limits: Limits | None,
+        strict: bool,
+        level: str,
+        uid_base: int,
     ) -> None:
-        if isolation not in sandbox.LEVELS:
-            raise ValueError(f"isolation must be one of {sandbox.USER_LEVELS}, got {isolation!r}")
         count = workers if workers is not None else len(os.sched_getaffinity(0))
         if count < 1:
             raise ValueError(f"workers must be at least 1, got {count}")
         self.limits = limits or Limits()
         self.strict = strict
-        self._isolation = isolation
-        self._preload = list(preload)
-        self._exposed = tuple(exposed_paths)
-        self._uid_base = sandbox_uid if sandbox_uid is not None else 60000 + (os.getpid() * 37) % 4000
+        self._spawn = spawn
+        self._level = level
+        self._uid_base = uid_base
         self._lock = threading.Lock()
-        self._workers: list[_Worker] = []
+        self._workers: list[W] = []
         self._finalizer = weakref.finalize(self, _shutdown, self._workers)
         try:
-            self._workers.extend(self._spawn(i) for i in range(count))
+            self._workers.extend(spawn(i) for i in range(count))
             _await_handshakes(self._workers, _START_TIMEOUT_S)
         except BaseException:
             self.close()
             raise
 
-    def _spawn(self, index: int) -> _Worker:
-        config = SandboxConfig(
-            level=self._isolation,
-            uid=self._uid_base + index,
-            exposed_paths=self._exposed,
-        )
-        cgroup = None
-        if self._isolation == sandbox.FULL:
-            try:
-                cgroup = cgroups.ProgramCgroup.create(
-                    f"{cgroups.PREFIX}{os.getpid()}-{next(_CGROUP_NUMBERS)}"
-                )
-            except cgroups.CgroupsUnavailable as exc:
-                raise IsolationUnavailable(
-                    f"{exc}. Run as root or in a cgroup delegated to this user, or lower the isolation "
-                    "explicitly with isolation='namespaces' (no limit on the sum of a program's "
-                    "processes: each one still has its own memory limit)."
-                ) from exc
-        settings = {
-            "sandbox": config.to_json_dict(),
-            "preload": self._preload,
-            "cgroup": cgroup.to_json_dict() if cgroup else None,
-        }
-        return _Worker(index, settings, cgroup)
-
     @property
     def isolation(self) -> str:
         """The isolation level the workers obtained."""
-        return self._workers[0].report["level"] if self._workers else self._isolation
+        return self._workers[0].report["level"] if self._workers else self._level
 
     @property
     def isolation_report(self) -> dict:
@@ -281,14 +285,19 @@ class ExecutionPool:
         return len(self._workers)
 
     @property
+    def sandbox_uids(self) -> range:
+        """The uids programs run as when the workers run as root (one per worker)."""
+        return range(self._uid_base, self._uid_base + self.size)
+
+    @property
+    def handles(self) -> list[W]:
+        """The workers now in service (a lost one is replaced by a new handle)."""
+        return list(self._workers)
+
+    @property
     def worker_pids(self) -> list[int]:
         """Process ids of the worker processes (for monitoring; killing one is survivable)."""
         return [w.pid for w in self._workers]
-
-    @property
-    def sandbox_uids(self) -> range:
-        """The uids programs run as when the pool runs as root (one per worker)."""
-        return range(self._uid_base, self._uid_base + len(self._workers))
 
     def run(self, program: Program) -> list[ExecutionResult]:
         """Run one program on each of its inputs."""
@@ -311,7 +320,7 @@ class ExecutionPool:
         """
         with self._lock:
             if not self._workers:
-                raise RuntimeError("this ExecutionPool is closed")
+                raise RuntimeError(f"this {type(self).__name__} is closed")
             return self._dispatch(list(programs), progress, stop_when)
 
     def _job(self, program: Program, index: int, stream: bool) -> dict:
@@ -345,7 +354,7 @@ class ExecutionPool:
             if progress is not None:
                 progress(done, len(programs))
 
-        def lose(worker: _Worker, why: str) -> None:
+        def lose(worker: W, why: str) -> None:
             job = worker.job
             worker.kill()
             self._workers[self._workers.index(worker)] = replacement = self._spawn(worker.index)
@@ -401,11 +410,91 @@ class ExecutionPool:
         """Stop every worker; the pool cannot be used afterwards."""
         self._finalizer()
 
-    def __enter__(self) -> ExecutionPool:
+    def __enter__(self) -> WorkerPool[W]:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class ExecutionPool(WorkerPool[_Worker]):
+    """Warm fork-server workers that run untrusted Python programs in isolation.
+
+    Args:
+        workers: number of worker processes (programs run in parallel); default: the CPUs
+            this process may use.
+        limits: default per-input limits (see ``Limits``).
+        isolation: ``"full"`` (namespaces, unprivileged identity, read-only filesystem, and a
+            cgroup per worker bounding the memory and processes of each program's processes
+            together; refuses to start where the host does not permit it), ``"namespaces"``
+            (the same without the cgroup, for hosts where this process cannot create one: each
+            process is still bounded by ``RLIMIT_AS``) or ``"none"`` (rlimits only).
+        strict: fork a fresh child for every input instead of one per program.
+        preload: modules imported once in each worker, so programs get them for free.
+        exposed_paths: host folders or files programs may read besides the minimal root (the
+            Python installation, this package, the system's libraries), bound read-only at
+            the same path.
+        sandbox_uid: first uid of the range used for programs when running as root.
+
+    Example:
+        >>> with ExecutionPool(workers=1) as pool:                       # doctest: +SKIP
+        ...     [r.stdout for r in pool.run(Program("print(input()[::-1])", ["abc"]))]
+        ['cba\\n']
+    """
+
+    def __init__(
+        self,
+        workers: int | None = None,
+        limits: Limits | None = None,
+        isolation: str = sandbox.FULL,
+        strict: bool = False,
+        preload: Sequence[str] = DEFAULT_PRELOAD,
+        exposed_paths: Sequence[str] = (),
+        sandbox_uid: int | None = None,
+    ) -> None:
+        if isolation not in sandbox.LEVELS:
+            raise ValueError(f"isolation must be one of {sandbox.USER_LEVELS}, got {isolation!r}")
+        uid_base = sandbox_uid_base(sandbox_uid)
+        spawner = _ProcessSpawner(isolation, preload, exposed_paths, uid_base)
+        super().__init__(spawner, workers, limits, strict, isolation, uid_base)
+
+
+def sandbox_uid_base(sandbox_uid: int | None) -> int:
+    """The first uid of a pool's programs: ``sandbox_uid``, or a range chosen by this process's id."""
+    return sandbox_uid if sandbox_uid is not None else 60000 + (os.getpid() * 37) % 4000
+
+
+class _ProcessSpawner:
+    """Starts the worker processes of an ``ExecutionPool``, each with its uid and, at ``full``, its cgroup."""
+
+    def __init__(
+        self, isolation: str, preload: Sequence[str], exposed_paths: Sequence[str], uid_base: int
+    ) -> None:
+        self.isolation = isolation
+        self.preload = list(preload)
+        self.exposed = tuple(exposed_paths)
+        self.uid_base = uid_base
+
+    def __call__(self, index: int) -> _Worker:
+        config = SandboxConfig(level=self.isolation, uid=self.uid_base + index, exposed_paths=self.exposed)
+        cgroup = None
+        if self.isolation == sandbox.FULL:
+            try:
+                cgroup = cgroups.ProgramCgroup.create(
+                    f"{cgroups.PREFIX}{os.getpid()}-{next(_CGROUP_NUMBERS)}"
+                )
+            except cgroups.CgroupsUnavailable as exc:
+                raise IsolationUnavailable(
+                    f"{exc}. Run as root or in a cgroup delegated to this user, or lower the isolation "
+                    "explicitly with isolation='namespaces' (no limit on the sum of a program's "
+                    "processes: each one still has its own memory limit)."
+                ) from exc
+        settings = {
+            "sandbox": config.to_json_dict(),
+            "preload": self.preload,
+            "cgroup": cgroup.to_json_dict() if cgroup else None,
+        }
+        return _Worker(index, settings, cgroup)
 
 
 def _to_result(data: dict) -> ExecutionResult:

@@ -21,7 +21,7 @@ from typing import Any
 from nemo_code_rl.engine import sandbox
 from nemo_code_rl.engine.balance import split_by_work, work_of
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.pool import ExecutionPool, ProgressCallback, StopPredicate
+from nemo_code_rl.engine.pool import ExecutionPool, ProgressCallback, StopPredicate, WorkerPool
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 
@@ -41,7 +41,7 @@ class EngineActor:
         if backend == "docker":
             from nemo_code_rl.engine.docker_pool import DockerExecutionPool
 
-            self._pool: ExecutionPool = DockerExecutionPool(workers=workers, **pool_options)
+            self._pool: WorkerPool = DockerExecutionPool(workers=workers, **pool_options)
         else:
             self._pool = ExecutionPool(workers=workers, **pool_options)
 
@@ -100,6 +100,9 @@ class RayExecutionPool:
     Ray must be initialised (``ray.init``) before a pool is created; nodes need this package
     installed (as NeMo RL's containers have it).
     """
+
+    # ``stop_when`` is asked in the actors (see ``ExecutionBackend``).
+    asks_stop_when_here = False
 
     def __init__(
         self,
@@ -240,6 +243,8 @@ class RayExecutionPool:
         attempts = [0] * len(chunks)
         results: list[list[ExecutionResult] | None] = [None] * len(programs)
         in_flight: dict[Any, tuple[int, int, Any]] = {}  # ref -> (chunk, slot, actor)
+        # stored once, not pickled into every chunk's call: a verifier's predicate holds the batch's tests
+        stop_ref = ray.put(stop_when) if stop_when is not None else None
         done = 0
 
         def finish(chunk: int, values: list[list[ExecutionResult]]) -> None:
@@ -261,7 +266,7 @@ class RayExecutionPool:
                         break
                     chunk = pending.popleft()
                     batch = [programs[i] for i in chunks[chunk]]
-                    in_flight[actor.run.remote(batch, chunks[chunk], stop_when)] = (chunk, slot, actor)
+                    in_flight[actor.run.remote(batch, chunks[chunk], stop_ref)] = (chunk, slot, actor)
             if not in_flight:
                 # every actor is a replacement still waiting for a node: give up rather than hang
                 ready, _ = ray.wait(list(self._starting), num_returns=1, timeout=_PLACEMENT_TIMEOUT_S)

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
+from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, check_seconds
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
@@ -202,6 +203,10 @@ class ServerOptions(BaseModel):
             holds a think tag, or whose reasoning holds more than one of either tag.
         isolation: ``full`` (kernel namespaces, read-only filesystem, no network, a cgroup per
             program), ``namespaces`` (without the cgroup) or ``none``.
+        backend: where programs run (``nemo_code_rl.engine.backend.BackendConfig``): ``kind``
+            ``process`` (default), ``docker`` (with ``image``) or ``ray`` (with ``ray``:
+            ``address``, ``num_actors``, ``actor_options``); ``num_processes`` and ``isolation``
+            apply to each kind as they do to ``make_backend``.
         max_concurrent_requests: requests verified at once, merged into one engine batch; more
             wait their turn.
         checkers_dir: special judges, one ``<problem id>.py`` each defining
@@ -217,10 +222,16 @@ class ServerOptions(BaseModel):
     unit_test_timeout_secs: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     reasoning_format_penalty: float = 0.0
     isolation: Literal["full", "namespaces", "none"] = "full"
+    backend: BackendConfig = Field(default_factory=BackendConfig)
     max_concurrent_requests: int = Field(default=256, ge=1)
     checkers_dir: str | None = None
     verifier: dict[str, Any] = Field(default_factory=dict)
     faults: dict[str, Any] = Field(default_factory=dict)
+
+    @field_validator("backend", mode="before")
+    @classmethod
+    def _backend(cls, value: Any) -> BackendConfig:
+        return backend_config(value)
 
     @field_validator("faults")
     @classmethod

@@ -23,6 +23,7 @@ from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from nemo_code_rl.engine.backend import ExecutionBackend
 from nemo_code_rl.environments.coalescer import BatchCoalescer
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, InfrastructureFaultError
 from nemo_code_rl.gym_server.models import ServerOptions
@@ -49,12 +50,15 @@ class VerificationUnavailable(RuntimeError):
 
 
 class VerificationService:
-    """Owns the engine pool and answers verify requests; ``close`` stops the workers."""
+    """Owns the execution backend and answers verify requests; ``close`` stops the workers."""
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
         self._verifier = Verifier(
-            options.verifier_config(), workers=options.num_processes, isolation=options.isolation
+            options.verifier_config(),
+            workers=options.num_processes,
+            isolation=options.isolation,
+            backend=options.backend,
         )
         self._coalescer: BatchCoalescer[_Job, Verification] = BatchCoalescer(self._verify_jobs)
         self._open: set[threading.Event] = set()
@@ -68,6 +72,11 @@ class VerificationService:
         return self._verifier.verify_batch(
             [(problem, text) for problem, text, _ in jobs], cancelled=lambda index: jobs[index][2].is_set()
         )
+
+    @property
+    def backend(self) -> ExecutionBackend:
+        """The execution backend every request's programs run in (``options.backend``)."""
+        return self._verifier.pool
 
     async def verify(self, request: Mapping[str, Any], gone: threading.Event | None = None) -> dict[str, Any]:
         """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).

@@ -40,7 +40,8 @@ from nemo_code_rl.arc.execution import ARC_PRELOAD
 from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
-from nemo_code_rl.engine import DEFAULT_PRELOAD, ExecutionPool
+from nemo_code_rl.engine import DEFAULT_PRELOAD
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.environments.metrics import (
     SampleOutcome,
     response_metrics,
@@ -124,14 +125,15 @@ def sample_rows(n_samples: int, columns: Mapping[str, Any]) -> list[dict[str, An
 
 
 class _EngineReward:
-    """What both rewards share: the engine pool, the batch timing and TRL's logging hooks."""
+    """What both rewards share: the execution backend, the batch timing and TRL's logging hooks."""
 
     def __init__(
         self,
         name: str,
-        pool: ExecutionPool | None,
+        pool: ExecutionBackend | None,
         workers: int | None,
         isolation: str,
+        backend: BackendConfig | Mapping[str, Any] | str | None,
         faults: FaultPolicyConfig | Mapping[str, Any] | None,
         preload: Sequence[str] = DEFAULT_PRELOAD,
     ) -> None:
@@ -139,7 +141,7 @@ class _EngineReward:
         self.faults = FaultPolicy(faults)
         self._owns_pool = pool is None
         if pool is None:
-            pool = ExecutionPool(workers=workers, isolation=isolation, preload=preload)
+            pool = make_backend(backend, workers=workers, isolation=isolation, preload=preload)
         self.pool = pool
         self.last_metrics: dict[str, float] = {}
         self._reported_rows: set[str] = set()
@@ -183,7 +185,10 @@ class UnitTestReward(_EngineReward):
         config: a ``VerifierConfig`` or its plain-dict form (strict keys): timeouts, early exit,
             test cap, reward mode (``binary``, ``fraction``, ``shaped``).
         name: the name TRL logs the reward and its metrics under.
-        pool / workers / isolation: the engine pool to use, or how to start one (this reward owns it).
+        pool: an execution backend to use (borrowed: never closed by this reward).
+        workers / isolation / backend: how to start one when ``pool`` is ``None`` (``make_backend``:
+            ``backend`` is a ``BackendConfig``, its dict form or a kind's name, ``process``,
+            ``docker`` or ``ray``); this reward owns it.
         faults: the infrastructure-fault policy's bounds (``FaultPolicyConfig`` or its dict form).
     """
 
@@ -192,12 +197,13 @@ class UnitTestReward(_EngineReward):
         config: VerifierConfig | Mapping[str, Any] | None = None,
         *,
         name: str = "unit_tests",
-        pool: ExecutionPool | None = None,
+        pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
         faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation, faults)
+        super().__init__(name, pool, workers, isolation, backend, faults)
         if isinstance(config, Mapping):
             config = VerifierConfig.from_dict(config)
         self.verifier = Verifier(config, pool=self.pool)
@@ -264,7 +270,7 @@ class ArcProgramReward(_EngineReward):
         config: an ``ArcVerifierConfig`` or its plain-dict form (strict keys): extraction,
             execution (limits, ``input_type``, and ``helper``: a .py file, package folder or
             folder of modules, default our BARC-compatible ``common``), reward mode.
-        name / pool / workers / isolation / faults: as for ``UnitTestReward``.
+        name / pool / workers / isolation / backend / faults: as for ``UnitTestReward``.
     """
 
     def __init__(
@@ -272,12 +278,13 @@ class ArcProgramReward(_EngineReward):
         config: ArcVerifierConfig | Mapping[str, Any] | None = None,
         *,
         name: str = "arc_programs",
-        pool: ExecutionPool | None = None,
+        pool: ExecutionBackend | None = None,
         workers: int | None = None,
         isolation: str = "full",
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
         faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation, faults, ARC_PRELOAD)
+        super().__init__(name, pool, workers, isolation, backend, faults, ARC_PRELOAD)
         if not isinstance(config, ArcVerifierConfig):
             config = ArcVerifierConfig.from_dict(config)
         self.verifier = ArcVerifier(config, pool=self.pool)

@@ -8,7 +8,9 @@ import os
 import socket
 import subprocess
 import sys
+import sysconfig
 import time
+import venv
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -93,3 +95,39 @@ def ray_address(nemo_rl: None, tmp_path_factory: pytest.TempPathFactory) -> Iter
     finally:
         os.killpg(head.pid, 15)
         head.wait(timeout=120)
+
+
+# The actors async GRPO starts in NeMo RL's vLLM environment (ray_actor_environment_registry.py maps
+# both to PY_EXECUTABLES.VLLM, a `uv run --extra vllm` command, whatever NEMO_RL_PY_EXECUTABLES_SYSTEM
+# says); NeMo RL looks for each such environment as NEMO_RL_VENV_DIR/<name>/bin/python before it
+# would build one with uv (nemo_rl/utils/venvs.py, _env_builder).
+ASYNC_ACTORS = (
+    "nemo_rl.algorithms.async_utils.AsyncTrajectoryCollector",
+    "nemo_rl.algorithms.async_utils.ReplayBuffer",
+)
+
+
+@pytest.fixture(scope="session")
+def actor_venvs(nemo_rl: None, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A NEMO_RL_VENV_DIR holding, prebuilt as NeMo RL's container holds them, the environments of
+    async GRPO's actors: this interpreter with the driver's dependencies but *without* this package
+    as installed (only what NeMo RL's actors receive from the driver can bring it: PYTHONPATH)."""
+    root = tmp_path_factory.mktemp("nemo-rl-venvs")
+    site_dirs = [p for p in sys.path if p.endswith("site-packages")]
+    for name in ASYNC_ACTORS:
+        folder = root / name
+        venv.EnvBuilder(with_pip=False).create(folder)
+        site = Path(sysconfig.get_path("purelib", vars={"base": str(folder), "platbase": str(folder)}))
+        # Plain paths: the .pth files there (the editable install of this package) are not run.
+        (site / "zz-driver-deps.pth").write_text("".join(d + "\n" for d in site_dirs))
+        python = folder / "bin" / "python"
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+        probe = subprocess.run(
+            [str(python), "-c", "import ray, torch, nemo_code_rl"],
+            env=env,
+            cwd=root,
+            capture_output=True,
+            text=True,
+        )
+        assert "No module named 'nemo_code_rl'" in probe.stderr, probe.stderr[-2000:]
+    return root

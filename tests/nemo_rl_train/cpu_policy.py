@@ -341,6 +341,10 @@ class CpuPolicy:
         ).remote(config, tokenizer, weights_path, optimizer_path, os.environ.get(LOG_ENV))
         self.worker_group = CpuWorkerGroup(worker)
         self._worker = worker
+        from nemo_rl.distributed.named_sharding import NamedSharding
+
+        # One worker, so data parallel size 1 (async_grpo_train checks the batch divides by it).
+        self.sharding_annotations = NamedSharding(layout=[0], names=["data_parallel"])
         ray.get(worker.finish_generation.remote())  # raises here if the worker failed to start
 
     def get_logprobs(self, data: Any, timer: Any = None, **_: Any) -> dict:

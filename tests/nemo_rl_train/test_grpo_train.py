@@ -10,10 +10,7 @@ that checkpoint and trains step 3.
 
 from __future__ import annotations
 
-import json
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -23,49 +20,10 @@ if (_problem := nemo_rl_problem()) is not None:  # before importing the CPU poli
     pytest.skip(_problem, allow_module_level=True)
 
 from nemo_code_rl.config_loading import load_resolved  # noqa: E402
-from nemo_code_rl.environments.config import CodeEnvConfig  # noqa: E402
-from nemo_code_rl.problems import load_problems  # noqa: E402
-from nemo_code_rl.verification import Verifier  # noqa: E402
-from tests.nemo_rl_train.training import cpu_overrides, run_training  # noqa: E402
+from tests.nemo_rl_train.code_problems import problems_file, rejudge  # noqa: E402
+from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-# Problems SmolLM2-135M-Instruct solves now and then at temperature 1, so that a group of 4 answers
-# has mixed rewards (with all rewards equal, every advantage is 0 and nothing is learnt).
-PROBLEMS = [
-    {
-        "responses_create_params": {
-            "input": [
-                {
-                    "role": "user",
-                    "content": "Write a Python program that prints Hello, World!\n\n"
-                    "Answer with the program in a ```python code block.",
-                }
-            ]
-        },
-        "verifier_metadata": {"unit_tests": {"inputs": [""], "outputs": ["Hello, World!\n"]}},
-        "hash_id": "hello",
-    },
-    {
-        "responses_create_params": {
-            "input": [
-                {
-                    "role": "user",
-                    "content": "Write a Python program that reads an integer n from standard input and "
-                    "prints n + 1.\n\nAnswer with the program in a ```python code block.",
-                }
-            ]
-        },
-        "verifier_metadata": {"unit_tests": {"inputs": ["1\n", "41\n"], "outputs": ["2\n", "42\n"]}},
-        "hash_id": "plus-one",
-    },
-]
-
-
-def _problems_file(folder: Path) -> Path:
-    path = folder / "problems.jsonl"
-    path.write_text("".join(json.dumps(row) + "\n" for row in PROBLEMS))
-    return path
 
 
 def _single_turn(model: Path, run_dir: Path, problems: Path, steps: int) -> list[str]:
@@ -80,56 +38,17 @@ def _single_turn(model: Path, run_dir: Path, problems: Path, steps: int) -> list
     ]
 
 
-def _rejudge(
-    rows: list[dict], config_env: dict, problems: Path, text: Callable[[Any], str] = str
-) -> dict[str, tuple[list[float], list[float]]]:
-    """NeMo RL's logged rewards of some rows and our verifier's, run here on the same texts, by problem
-    (the answers to one problem are one GRPO group). ``text`` reads a logged message's text."""
-    by_first_line = {p.prompt.split("\n")[0]: p for p in load_problems(problems)}
-    settings = CodeEnvConfig.from_dict(config_env)
-    jobs, logged = [], []
-    for row in rows:  # one sample a row; content: its messages (prompt, answer, feedback)
-        (messages,) = row["content"]
-        prompt, answer = text(messages[0]), text(messages[1])
-        (problem,) = [p for first_line, p in by_first_line.items() if first_line in prompt]
-        jobs.append((problem, answer))
-        (reward,) = row["rewards"]
-        logged.append(float(reward))
-    with Verifier(settings.verifier, workers=2, isolation=settings.isolation) as verifier:
-        ours = [float(v.reward) for v in verifier.verify_batch(jobs)]
-    groups: dict[str, tuple[list[float], list[float]]] = {}
-    for (problem, _), theirs, mine in zip(jobs, logged, ours, strict=True):
-        group = groups.setdefault(problem.id, ([], []))
-        group[0].append(theirs)
-        group[1].append(mine)
-    return groups
-
-
 def test_grpo_train_single_turn_then_resume(smollm_folder: Path, ray_address: str, tmp_path: Path) -> None:
-    problems = _problems_file(tmp_path)
+    problems = problems_file(tmp_path)
     first = run_training(
         "grpo_code_2gpu.yaml", _single_turn(smollm_folder, tmp_path, problems, 2), tmp_path, ray_address
     )
     assert first.returncode == 0, first.output[-6000:]
 
-    # The policy's train ran NeMo RL's loss_fn with a real optimizer step: the weights moved each step.
+    # The policy's train ran NeMo RL's loss_fn with a real optimizer step: the weights moved each step;
+    # generation after each refit used the trained weights.
+    assert_trained(first, 2)
     trains = first.of("train")
-    assert len(trains) == 2
-    assert all(t["digest_before"] != t["digest_after"] for t in trains)
-    assert [t["optimizer_steps"] for t in trains] == [1, 2]
-    assert trains[1]["digest_before"] == trains[0]["digest_after"]
-
-    # Generation after each refit used the trained weights: every generate call after a train
-    # step saw the digest of the latest train, because NeMo RL refit in between.
-    latest, refit = first.of("load")[0]["digest"], None
-    for event in first.events:
-        if event["event"] == "train":
-            latest, refit = event["digest_after"], None
-        elif event["event"] == "refit":
-            refit = event if event["digest"] == latest else None
-        elif event["event"] == "generate":
-            assert refit is not None and event["version"] == refit["version"], event
-    assert any(e["event"] == "generate" for e in first.events[first.events.index(trains[0]) :])
 
     # The rewards NeMo RL trained on are our verifier's judgements of the same texts, and some
     # group of 4 answers to one prompt had mixed rewards (non-zero advantages).
@@ -137,7 +56,7 @@ def test_grpo_train_single_turn_then_resume(smollm_folder: Path, ray_address: st
     mixed, means = False, []
     for step in (1, 2):
         rows = first.jsonl(f"train_data_step{step}.jsonl")  # messages logged as their texts
-        groups = _rejudge(rows, config["env"]["code_unit_tests"], problems)
+        groups = rejudge(rows, config["env"]["code_unit_tests"], problems)
         assert sorted(len(logged) for logged, _ in groups.values()) == [4, 4], (step, groups)
         for logged, ours in groups.values():
             assert logged == ours, (step, groups)
@@ -159,7 +78,7 @@ def test_grpo_train_single_turn_then_resume(smollm_folder: Path, ray_address: st
 
     # Validation ran with our environment at step 2: its rewards are our verifier's judgements too
     # (its samples are in metrics_jsonl above), and NeMo RL's accuracy is their mean.
-    judged = _rejudge(validation, config["env"]["code_unit_tests"], problems, text=lambda m: m["content"])
+    judged = rejudge(validation, config["env"]["code_unit_tests"], problems)
     assert all(logged == ours for logged, ours in judged.values()), judged
     val_rewards = [reward for logged, _ in judged.values() for reward in logged]
     assert scalars["validation/accuracy"] == [(2, pytest.approx(sum(val_rewards) / len(val_rewards)))]

@@ -18,17 +18,20 @@ REPO = Path(__file__).resolve().parents[2]
 FACTORY = "tests.nemo_rl_train.cpu_policy:CpuPolicy"
 
 
-def cpu_overrides(model_folder: Path, run_dir: Path, steps: int) -> list[str]:
+def cpu_overrides(
+    model_folder: Path, run_dir: Path, steps: int, new_tokens: int = 64, sequence_length: int = 768
+) -> list[str]:
     """What turns a shipped config into a small CPU run: the CPU policy on NeMo RL's colocated
-    ``megatron`` generation route, 2 prompts x 4 generations, short sequences, one logical GPU."""
+    ``megatron`` generation route, 2 prompts x 4 generations, short sequences (``new_tokens`` per
+    turn, ``sequence_length`` in all), one logical GPU."""
     return [
         f"policy.model_name={model_folder}",
         "policy.generation.backend=megatron",
         "policy.generation.colocated.enabled=true",
-        "policy.generation.mcore_generation_config.expose_http_server=false",
-        "policy.generation.max_new_tokens=64",
+        "++policy.generation.mcore_generation_config.expose_http_server=false",  # ARC configs lack it
+        f"policy.generation.max_new_tokens={new_tokens}",
         "policy.generation.temperature=1.0",
-        "policy.max_total_sequence_length=768",
+        f"policy.max_total_sequence_length={sequence_length}",
         "policy.train_global_batch_size=8",
         "policy.train_micro_batch_size=4",
         "policy.sequence_packing.enabled=false",
@@ -84,9 +87,15 @@ class Run:
 
 
 def run_training(
-    config: str, overrides: list[str], run_dir: Path, ray_address: str, timeout_s: float = 900
+    config: str,
+    overrides: list[str],
+    run_dir: Path,
+    ray_address: str,
+    timeout_s: float = 900,
+    extra_env: dict[str, str] | None = None,
 ) -> Run:
-    """``python -m nemo_code_rl.run --config CONFIG --policy-factory <CPU policy> OVERRIDES``."""
+    """``python -m nemo_code_rl.run --config CONFIG --policy-factory <CPU policy> OVERRIDES``, with
+    ``extra_env`` added to the environment."""
     run_dir.mkdir(parents=True, exist_ok=True)
     log = run_dir / f"policy_events_{len(list(run_dir.glob('policy_events_*')))}.jsonl"
     env = {
@@ -96,6 +105,7 @@ def run_training(
         "PYTHONPATH": os.pathsep.join(p for p in [str(REPO), os.environ.get("PYTHONPATH", "")] if p),
         "TOKENIZERS_PARALLELISM": "false",
         "HF_HUB_OFFLINE": "1",
+        **(extra_env or {}),
     }
     before = set((run_dir / "logs").glob("exp_*")) if (run_dir / "logs").exists() else set()
     completed = subprocess.run(
@@ -119,3 +129,24 @@ def run_training(
     created = sorted(set((run_dir / "logs").glob("exp_*")) - before)
     events = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
     return Run(completed.returncode, output, events, created[-1] if created else run_dir / "logs")
+
+
+def assert_trained(run: Run, steps: int) -> None:
+    """The policy's ``train`` ran NeMo RL's ``loss_fn`` with a real optimizer step ``steps`` times (the
+    weights moved each step), and every generation after a train step used the latest weights, so
+    NeMo RL refit in between."""
+    trains = run.of("train")
+    assert len(trains) == steps, trains
+    assert all(t["digest_before"] != t["digest_after"] for t in trains)
+    first = run.of("load")[0]["optimizer_steps"]
+    assert [t["optimizer_steps"] for t in trains] == list(range(first + 1, first + steps + 1))
+    assert all(a["digest_after"] == b["digest_before"] for a, b in zip(trains, trains[1:], strict=False))
+    latest, refit = run.of("load")[0]["digest"], None
+    for event in run.events:
+        if event["event"] == "train":
+            latest, refit = event["digest_after"], None
+        elif event["event"] == "refit":
+            refit = event if event["digest"] == latest else None
+        elif event["event"] == "generate":
+            assert refit is not None and event["version"] == refit["version"], event
+    assert any(e["event"] == "generate" for e in run.events[run.events.index(trains[0]) :])
