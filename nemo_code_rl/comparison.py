@@ -17,23 +17,39 @@ or numerically equal; ``case_sensitive=False`` compares case-folded text.
 
 Call-based tests return values, not text: ``compare_values`` compares two values decoded from
 JSON structurally (see its docstring).
+
+The rules themselves are in ``comparison_rules`` (free of pydantic: sandbox workers' supervisors
+run them); this module holds their settings and the entry points that default them.
 """
 
 from __future__ import annotations
 
 import json
-import math
-import re
-from dataclasses import dataclass
-from decimal import Decimal, InvalidOperation, localcontext
-from typing import Any, Literal
+from typing import Any
 
+from nemo_code_rl.comparison_rules import (
+    ComparisonMode,
+    ComparisonResult,
+    compare_data,
+    compare_text,
+    show_text,
+    stripped_lines,
+    value_repr,
+)
 from nemo_code_rl.config_keys import ConfigSection, config_section
 
-ComparisonMode = Literal["lines", "tokens"]
-
-_INTEGER = re.compile(r"[+-]?\d+")
-_SHOWN_CHARS = 60
+__all__ = [
+    "GYM_VALUE_COMPARISON",
+    "ComparisonConfig",
+    "ComparisonMode",
+    "ComparisonResult",
+    "ValueComparisonConfig",
+    "compare",
+    "compare_json",
+    "compare_values",
+    "stripped_lines",
+    "value_repr",
+]
 
 
 @config_section
@@ -60,18 +76,6 @@ class ComparisonConfig(ConfigSection):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
                 raise ValueError(f"{name} must be a number >= 0, got {value!r}")
 
-    @property
-    def has_tolerance(self) -> bool:
-        return self.abs_tol > 0 or self.rel_tol > 0
-
-
-@dataclass(frozen=True)
-class ComparisonResult:
-    """A verdict and, when it failed, where: ``line 3: expected '1', got '-1'`` (text truncated)."""
-
-    passed: bool
-    reason: str = ""
-
 
 def compare(actual: str, expected: str, config: ComparisonConfig | None = None) -> ComparisonResult:
     """Compare a program's stdout with the expected output.
@@ -81,91 +85,7 @@ def compare(actual: str, expected: str, config: ComparisonConfig | None = None) 
     >>> compare("-1\\n", "1\\n").reason
     "line 1: expected '1', got '-1'"
     """
-    config = config or ComparisonConfig()
-    if config.mode == "tokens":
-        return _compare_tokens(actual, expected, config)
-    return _compare_lines(actual, expected, config)
-
-
-def stripped_lines(text: str) -> list[str]:
-    """The lines the ``lines`` mode compares: whole text stripped, split on ``\\n``, each stripped.
-
-    Empty output is one empty line, as in LiveCodeBench.
-
-    >>> stripped_lines("  a \\r\\n\\n b\\n\\n")
-    ['a', '', 'b']
-    """
-    return [line.strip() for line in text.strip().split("\n")]
-
-
-def _compare_lines(actual: str, expected: str, config: ComparisonConfig) -> ComparisonResult:
-    if _fold(actual.strip(), config) == _fold(expected.strip(), config):
-        return ComparisonResult(True)
-    got_lines = stripped_lines(actual)
-    want_lines = stripped_lines(expected)
-    first = next(
-        (
-            index
-            for index, (got, want) in enumerate(zip(got_lines, want_lines, strict=False))
-            if not _lines_match(got, want, config)
-        ),
-        None,
-    )
-    if len(got_lines) != len(want_lines):
-        reason = f"expected {_count(len(want_lines), 'line')}, got {len(got_lines)}"
-        if first is not None:
-            reason += f"; first difference at {_difference(first, want_lines, got_lines)}"
-        return ComparisonResult(False, reason)
-    if first is None:
-        return ComparisonResult(True)
-    return ComparisonResult(False, _difference(first, want_lines, got_lines))
-
-
-def _lines_match(got: str, want: str, config: ComparisonConfig) -> bool:
-    if _fold(got, config) == _fold(want, config):
-        return True
-    got_tokens = _fold(got, config).split()
-    want_tokens = _fold(want, config).split()
-    if len(got_tokens) != len(want_tokens):
-        return False
-    return all(_numbers_match(a, b, config) for a, b in zip(got_tokens, want_tokens, strict=True))
-
-
-def _compare_tokens(actual: str, expected: str, config: ComparisonConfig) -> ComparisonResult:
-    got_tokens = actual.split()
-    want_tokens = expected.split()
-    for index, (got, want) in enumerate(zip(got_tokens, want_tokens, strict=False)):
-        folded_got, folded_want = _fold(got, config), _fold(want, config)
-        if folded_got != folded_want and not _numbers_match(folded_got, folded_want, config):
-            return ComparisonResult(False, f"token {index + 1}: expected {_show(want)}, got {_show(got)}")
-    if len(got_tokens) != len(want_tokens):
-        return ComparisonResult(False, f"expected {_count(len(want_tokens), 'token')}, got {len(got_tokens)}")
-    return ComparisonResult(True)
-
-
-def _numbers_match(got: str, want: str, config: ComparisonConfig) -> bool:
-    """Both tokens are numbers, and equal (or within tolerance where one is not an integer)."""
-    try:
-        got_number, want_number = Decimal(got), Decimal(want)
-    except InvalidOperation:
-        return False
-    if got_number.is_nan() or want_number.is_nan():
-        return False
-    if got_number == want_number:
-        return True
-    if not config.has_tolerance or got_number.is_infinite() or want_number.is_infinite():
-        return False
-    if _INTEGER.fullmatch(got) and _INTEGER.fullmatch(want):
-        return False
-    with localcontext() as context:
-        context.prec = max(len(got), len(want)) + 30
-        try:
-            difference = abs(got_number - want_number)
-            scale = max(abs(got_number), abs(want_number))
-            abs_tol, rel_tol = Decimal(repr(float(config.abs_tol))), Decimal(repr(float(config.rel_tol)))
-            return difference <= max(abs_tol, rel_tol * scale)
-        except ArithmeticError:
-            return False
+    return compare_text(actual, expected, config or ComparisonConfig())
 
 
 @config_section
@@ -214,14 +134,7 @@ def compare_values(
     >>> compare_values({"k": [1, 2]}, {"k": [1, 3]}).reason
     "at ['k'][1]: expected 3, got 2"
     """
-    config = config or ValueComparisonConfig()
-    difference = _value_difference(actual, expected, config, "")
-    if difference is None:
-        return ComparisonResult(True)
-    if config.unwrap_singleton and isinstance(expected, (list, tuple)) and len(expected) == 1:
-        if _value_difference(actual, expected[0], config, "") is None:
-            return ComparisonResult(True)
-    return ComparisonResult(False, difference)
+    return compare_data(actual, expected, config or ValueComparisonConfig())
 
 
 def compare_json(
@@ -235,93 +148,5 @@ def compare_json(
     try:
         actual = json.loads(actual_json)
     except ValueError as error:
-        return ComparisonResult(False, f"returned value is not JSON ({error}): {_show(actual_json)}")
+        return ComparisonResult(False, f"returned value is not JSON ({error}): {show_text(actual_json)}")
     return compare_values(actual, json.loads(expected_json), config)
-
-
-def _value_difference(actual: Any, expected: Any, config: ValueComparisonConfig, path: str) -> str | None:
-    where = f"at {path}: " if path else ""
-    if _is_number(actual) and _is_number(expected):
-        if _numbers_close(actual, expected, config):
-            return None
-        return f"{where}expected {_show_value(expected)}, got {_show_value(actual)}"
-    if isinstance(actual, (list, tuple)) and isinstance(expected, (list, tuple)):
-        if len(actual) != len(expected):
-            return f"{where}expected a list of {len(expected)}, got a list of {len(actual)}"
-        for index, (got, want) in enumerate(zip(actual, expected, strict=True)):
-            difference = _value_difference(got, want, config, f"{path}[{index}]")
-            if difference is not None:
-                return difference
-        return None
-    if isinstance(actual, dict) and isinstance(expected, dict):
-        if set(actual) != set(expected):
-            missing = sorted(map(str, set(expected) - set(actual)))
-            extra = sorted(map(str, set(actual) - set(expected)))
-            return f"{where}dict keys differ (missing {missing}, unexpected {extra})"
-        for key, want in expected.items():
-            difference = _value_difference(actual[key], want, config, f"{path}[{key!r}]")
-            if difference is not None:
-                return difference
-        return None
-    if type(actual) is type(expected) and isinstance(actual, (str, type(None))) and actual == expected:
-        return None
-    return f"{where}expected {_show_value(expected)}, got {_show_value(actual)}"
-
-
-def _is_number(value: Any) -> bool:
-    return isinstance(value, (bool, int, float))
-
-
-def _numbers_close(actual: float, expected: float, config: ValueComparisonConfig) -> bool:
-    if actual == expected:
-        return True
-    if not (isinstance(actual, float) or isinstance(expected, float)):
-        return False
-    if all(isinstance(value, float) and math.isnan(value) for value in (actual, expected)):
-        return True
-    try:
-        return math.isclose(actual, expected, rel_tol=config.rel_tol, abs_tol=config.abs_tol)
-    except OverflowError:
-        return False
-
-
-def _fold(text: str, config: ComparisonConfig) -> str:
-    return text if config.case_sensitive else text.casefold()
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}" + ("" if number == 1 else "s")
-
-
-def _difference(index: int, want_lines: list[str], got_lines: list[str]) -> str:
-    return f"line {index + 1}: expected {_show(want_lines[index])}, got {_show(got_lines[index])}"
-
-
-def _truncate(text: str) -> str:
-    if len(text) <= _SHOWN_CHARS:
-        return text
-    return text[: _SHOWN_CHARS - 20] + "..." + text[-17:]
-
-
-def _show(text: str) -> str:
-    return repr(_truncate(text))
-
-
-def _show_value(value: Any) -> str:
-    try:
-        return _truncate(json.dumps(value))
-    except (TypeError, ValueError):
-        return _truncate(value_repr(value))
-
-
-def value_repr(value: Any) -> str:
-    """``repr`` of a decoded value that never raises: an int past Python's limit on printed digits
-    (a program may return ``10**5000``) makes the value show as too large instead.
-
-    >>> value_repr([1, 10**5000])
-    '<list holding an int too large to print>'
-    """
-    try:
-        return repr(value)
-    except ValueError:
-        return f"<{type(value).__name__} holding an int too large to print>"

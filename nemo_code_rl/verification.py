@@ -25,9 +25,9 @@ from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
+from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
 from nemo_code_rl.harness import programs
-from nemo_code_rl.harness.programs import Judgement
 from nemo_code_rl.problems import Problem
 from nemo_code_rl.rewards import (
     REWARD_VERSION,
@@ -270,6 +270,7 @@ class Verifier:
         )
         self._explicit: set[str] = set()
         self._keys: dict[int, tuple[Problem, str]] = {}
+        self._limits_made: dict[tuple[float, int], Limits] = {}
 
     def _key(self, problem: Problem) -> str:
         known = self._keys.get(id(problem))
@@ -361,6 +362,7 @@ class Verifier:
         program is stopped and its remaining tests are ``not_run`` (whoever asked has gone).
         """
         self._keys.clear()
+        self._limits_made.clear()
         if self.config.calibrate:
             self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
@@ -406,13 +408,30 @@ class Verifier:
         return typing.cast("list[Verification]", verifications)
 
     def _limits(self, problem: Problem) -> Limits:
-        limit = self.time_limit(problem)
+        """The limits of ``problem``'s program: one ``Limits`` per (time limit, output cap), built
+        once (a batch's programs share a few)."""
+        limit, cap = self.time_limit(problem), output_cap(problem)
+        known = self._limits_made.get((limit, cap))
+        if known is None:
+            known = self._limits_made[limit, cap] = self._new_limits(limit, cap)
+        return known
+
+    def _new_limits(self, limit: float, cap: int) -> Limits:
         backstop = self.config.wall_backstop
         return self.config.limits.with_overrides(
             timeout_s=limit,
             wall_backstop_s=None if backstop is None else min(MAX_SECONDS, limit * backstop),
             stop_after_timeout=self.config.after_timeout == "skip",
-            output_bytes=min(self.config.limits.output_bytes, output_cap(problem)),
+            output_bytes=min(self.config.limits.output_bytes, cap),
+        )
+
+    def _judge_spec(self, job: _Job) -> dict[str, Any] | None:
+        """How the workers judge ``job``'s results; ``None`` for a problem with a special judge,
+        which decides here, on the whole output."""
+        if job.problem.id in self.config.checkers:
+            return None
+        return programs.judge_spec(
+            job.problem, job.tests, self.config.comparison, _values(self.config, job.problem)
         )
 
     def _run(
@@ -426,7 +445,10 @@ class Verifier:
         known from the results streamed so far (every test in, or the program stopped) is passed
         to it at once; the others (special judges pending, a program that never ran) when the
         batch is over, by the caller."""
-        batch = [programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem)) for j in jobs]
+        batch = [
+            programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem), self._judge_spec(j))
+            for j in jobs
+        ]
         seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
         skip_after_timeout = self.config.after_timeout == "skip"
         first_failure = _FirstFailure(self.config, jobs) if self.config.early_exit else None
@@ -585,10 +607,21 @@ def _repeat(verification: Verification) -> Verification:
 
 
 def _judge(config: VerifierConfig, job: _Job, position: int, result: ExecutionResult) -> Judgement:
-    values = replace(
-        config.values, unwrap_singleton=config.values.unwrap_singleton or job.problem.singleton_outputs
+    """The worker's judgement of a result; results the backend or the verifier made (a lost
+    worker, an input not run) and those of special-judge problems are judged here."""
+    if result.judgement is not None:
+        return result.judgement
+    return programs.judge(
+        job.problem, job.tests[position], result, config.comparison, _values(config, job.problem)
     )
-    return programs.judge(job.problem, job.tests[position], result, config.comparison, values)
+
+
+def _values(config: VerifierConfig, problem: Problem) -> ValueComparisonConfig:
+    """How ``problem``'s returned values are compared: the configured way, unwrapping an expected
+    one-element list where the data says its outputs are wrapped so."""
+    if config.values.unwrap_singleton or not problem.singleton_outputs:
+        return config.values
+    return replace(config.values, unwrap_singleton=True)
 
 
 @dataclass(frozen=True)

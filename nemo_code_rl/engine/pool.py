@@ -315,7 +315,8 @@ class WorkerPool(Generic[W]):
         ``progress(done, total)`` is called as programs finish. ``stop_when(program_index,
         input_index, result)`` is asked, in this process, as each input finishes; when it answers
         True the program is stopped and its remaining inputs get ``not_run``. It is how a caller
-        exits early on a wrong answer without the expected answers ever entering the sandbox.
+        exits early on a wrong answer; with ``Program.judge``, the result it is asked about is
+        already judged in the worker.
         """
         with self._lock:
             if not self._workers:
@@ -331,6 +332,7 @@ class WorkerPool(Generic[W]):
             "strict": self.strict if program.strict is None else program.strict,
             "private": program.private,
             "stream": stream,
+            "judge": program.judge,
         }
 
     def _deadline(self, program: Program) -> float:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from nemo_code_rl.engine.limits import Limits
 
@@ -23,6 +24,13 @@ class Program:
             with expected values): each input reaches the child as an in-memory file on stdin
             only when its turn comes, and never sits in the child's memory as Python objects
             before then. Combine with ``strict`` for a child per input.
+        judge: how the worker judges each input's output, as plain data (``harness.judging``
+            builds it: the test kind, the expected outputs, the comparison settings). The
+            worker's supervisor, which no program is forked from, judges each result as it comes
+            and returns its ``judgement`` instead of the output: the program's answer and error
+            output are kept only for the first input that failed (the one feedback reports), so
+            what travels back stays small whatever the programs print. ``None``: results carry
+            the output and no judgement.
 
     Example:
         >>> Program("print(int(input()) * 2)", ["2", "5"]).input_count
@@ -34,6 +42,7 @@ class Program:
     limits: Limits | None = None
     strict: bool | None = None
     private: bool = False
+    judge: Mapping[str, Any] | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.source, str):

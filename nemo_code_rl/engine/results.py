@@ -14,6 +14,18 @@ from nemo_code_rl.outcomes import Verdict
 
 
 @dataclass(frozen=True)
+class Judgement:
+    """How one test went, judged against its expected output: a test verdict and, for humans, why.
+
+    ``got`` is what the program answered (its stdout, or the value it returned), as feedback shows it.
+    """
+
+    verdict: Verdict
+    detail: str = ""
+    got: str = ""
+
+
+@dataclass(frozen=True)
 class ExecutionResult:
     """The outcome of running a program on one input.
 
@@ -30,6 +42,9 @@ class ExecutionResult:
         wall_s / cpu_s: wall-clock and CPU seconds spent on this input.
         peak_memory_bytes: the process's resident-memory high-water mark when this input ended (a
             running maximum when one child serves several inputs).
+        judgement: the verdict of the program's test on this input, where the program came with a
+            judge (``Program.judge``): the worker judged it, and then returned, of the output,
+            only what feedback can show (see ``Program.judge``).
     """
 
     verdict: Verdict
@@ -43,6 +58,7 @@ class ExecutionResult:
     wall_s: float = 0.0
     cpu_s: float = 0.0
     peak_memory_bytes: int = 0
+    judgement: Judgement | None = None
 
     @property
     def ok(self) -> bool:

@@ -1,6 +1,8 @@
 """The supervisor: the worker process that reads jobs, and times, reads and judges their programs.
 
-It holds everything of a job (sources, inputs, private test code, output), so no program is ever
+It holds everything of a job (sources, inputs, private test code, expected outputs, output), and
+judges each input's output as it ends where the job came with a judge (``harness.judging``), so
+the pool's process only routes verdicts. No program is ever
 forked from it: it asks the worker's template (see ``template``), which has never held job data,
 to fork each child, handing over the child's descriptors. It supervises the child from outside
 through a pidfd: wall-clock deadlines, output caps and termination are measured here, never
@@ -26,6 +28,7 @@ from dataclasses import dataclass, field
 from nemo_code_rl.engine import cgroups, runner, sandbox, template, wire
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
+from nemo_code_rl.harness import judging
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096
@@ -79,8 +82,10 @@ class _Chain:
     ``S``, carrying input ``i + 1``'s memfd.
     """
 
-    def __init__(self, job: dict, start: int, stop: int, link: _PoolLink) -> None:
-        self.job, self.start, self.stop, self.link = job, start, stop, link
+    def __init__(
+        self, job: dict, start: int, stop: int, link: _PoolLink, judge: judging.Judge | None
+    ) -> None:
+        self.job, self.start, self.stop, self.link, self.judge = job, start, stop, link, judge
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
         self.index = start
@@ -313,9 +318,10 @@ class _Chain:
         )
         self._close_streams()
         fields.setdefault("wall_s", time.monotonic() - self.started)
-        self.results[self.index] = _result(
+        result = _result(
             verdict, stdout=stdout, stderr=stderr, stdout_dropped=out_drop, stderr_dropped=err_drop, **fields
         )
+        self.results[self.index] = result if self.judge is None else self.judge.judged(self.index, result)
         if self.job["stream"]:
             self.link.send({"id": self.job["id"], "partial": self.index, "result": self.results[self.index]})
 
@@ -500,8 +506,18 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
     The program is compiled here, once; a program that does not compile is never forked. The
     compiled code, the source and the public inputs go into one memfd that each child reads;
     private inputs each go into a memfd of their own, which the child receives only when that
-    input starts (``_Chain``), so no child can read an input ahead of time.
+    input starts (``_Chain``), so no child can read an input ahead of time. With a judge, each
+    result is judged as its input ends (before it is streamed), and the results the supervisor
+    fills in itself (a syntax error, inputs not run) at the end.
     """
+    judge = judging.Judge(job["judge"]) if job.get("judge") is not None else None
+    results = _execute(job, link, judge)
+    if judge is None:
+        return results
+    return [r if "judgement" in r else judge.judged(i, r) for i, r in enumerate(results)]
+
+
+def _execute(job: dict, link: _PoolLink, judge: judging.Judge | None) -> list[dict]:
     if job.get("private"):
         job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
@@ -517,7 +533,7 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
             stop = index + 1 if job["strict"] else count
             try:
                 while index < stop:
-                    chain = _Chain(job, index, stop, link)
+                    chain = _Chain(job, index, stop, link, judge)
                     index = chain.run()
                     results.update(chain.results)
                     if chain.cancelled:

@@ -2,26 +2,22 @@
 
 One engine program per (problem, candidate): stdin/stdout tests run the candidate itself;
 call-based and assert-based tests run a driver (see ``call_driver`` and ``assert_driver``) that
-loads the candidate. Expected answers never enter the candidate's sandbox: stdout and returned
-values are compared here, and assert-based test code reaches only the driver's process.
+loads the candidate. Expected answers never reach the candidate's process: stdout and returned
+values are compared by the worker's supervisor (``judging``), which no program is forked from,
+and assert-based test code reaches only the driver's process.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
-from nemo_code_rl.comparison import (
-    ComparisonConfig,
-    ValueComparisonConfig,
-    compare,
-    compare_values,
-    value_repr,
-)
+from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
-from nemo_code_rl.harness import assert_driver, call_driver, codec
+from nemo_code_rl.engine.results import Judgement
+from nemo_code_rl.harness import assert_driver, call_driver, codec, judging
 from nemo_code_rl.problems import Problem
 
 _HERE = Path(__file__).parent
@@ -32,24 +28,19 @@ def _prelude(driver: str) -> str:
     return "\n\n".join((_HERE / name).read_text() for name in ("codec.py", driver))
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """How one test went: a test verdict and, for humans, why."""
-
-    verdict: Verdict
-    detail: str = ""
-    got: str = ""
-
-
-def build_program(problem: Problem, code: str, tests: list[int], limits: Limits) -> Program:
-    """The engine program that runs ``code`` on the selected tests of ``problem``."""
+def build_program(
+    problem: Problem, code: str, tests: list[int], limits: Limits, judge: dict[str, Any] | None = None
+) -> Program:
+    """The engine program that runs ``code`` on the selected tests of ``problem``; with ``judge``
+    (``judge_spec``), the worker judges its results."""
     if problem.kind == "stdio":
-        return Program(code, [problem.inputs[i] for i in tests], limits=limits)
+        return Program(code, [problem.inputs[i] for i in tests], limits=limits, judge=judge)
     if problem.kind == "call":
         source = _prelude("call_driver.py") + f"\nrun_call({code!r}, {problem.fn_name!r})\n"
-        return Program(source, [problem.inputs[i] for i in tests], limits=limits)
+        return Program(source, [problem.inputs[i] for i in tests], limits=limits, judge=judge)
     source = _prelude("assert_driver.py") + f"\nrun_tests({problem.entry_point!r})\n"
-    return Program(source, [_assert_input(problem, code, i) for i in tests], limits=limits, private=True)
+    inputs = [_assert_input(problem, code, i) for i in tests]
+    return Program(source, inputs, limits=limits, private=True, judge=judge)
 
 
 def assert_units(problem: Problem) -> list[str]:
@@ -86,66 +77,17 @@ def judge(
     comparison: ComparisonConfig,
     values: ValueComparisonConfig,
 ) -> Judgement:
-    """Judge one engine result against test ``test`` of ``problem``."""
-    if result.verdict is Verdict.NOT_RUN:
-        return Judgement(Verdict.NOT_RUN)
-    if problem.kind == "assert":
-        return _judge_assert(result)
-    if result.verdict is not Verdict.OK:
-        return Judgement(_engine_verdict(result), result.error, result.stdout)
-    if problem.kind == "stdio":
-        outcome = compare(result.stdout, problem.outputs[test], comparison)
-        return Judgement(
-            Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, result.stdout
-        )
-    return _judge_call(problem, test, result, values)
+    """Judge one engine result against test ``test`` of ``problem`` (where no worker judged it)."""
+    expected = problem.outputs[test] if problem.kind != "assert" else ""
+    return judging.judge(problem.kind, expected, result, comparison, values)
 
 
-def _judge_call(
-    problem: Problem, test: int, result: ExecutionResult, values: ValueComparisonConfig
-) -> Judgement:
-    lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
-    if not lines:
-        return Judgement(Verdict.WRONG_ANSWER, "the function returned no value")
-    try:
-        actual = codec.loads(lines[-1][len(call_driver.RESULT_MARKER) :])
-    except codec.NotPlainData as exc:
-        return Judgement(Verdict.WRONG_ANSWER, f"unreadable return value: {exc}")
-    expected = json.loads(problem.outputs[test])
-    outcome = compare_values(actual, expected, values)
-    return Judgement(
-        Verdict.PASSED if outcome.passed else Verdict.WRONG_ANSWER, outcome.reason, value_repr(actual)[:1000]
-    )
-
-
-def _judge_assert(result: ExecutionResult) -> Judgement:
-    passed = result.stdout.rstrip("\n").endswith(assert_driver.PASS_MARKER)
-    if result.verdict is Verdict.OK and passed:
-        return Judgement(Verdict.PASSED)
-    if result.verdict is Verdict.OK:
-        return Judgement(Verdict.WRONG_ANSWER, "the tests did not run to their end")
-    if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith("AssertionError"):
-        return Judgement(Verdict.WRONG_ANSWER, _failed_assertion(result.stderr) or "an assertion failed")
-    return Judgement(_engine_verdict(result), result.error)
-
-
-def _engine_verdict(result: ExecutionResult) -> Verdict:
-    """The engine's verdict, except that a candidate the driver could not compile is a syntax error."""
-    if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(
-        ("SyntaxError", "CandidateSyntaxError")
-    ):
-        return Verdict.SYNTAX_ERROR
-    return result.verdict
-
-
-def _failed_assertion(stderr: str) -> str:
-    """The test line that failed, from the driver's traceback."""
-    lines = stderr.rstrip().splitlines()
-    failing = ""
-    for number, line in enumerate(lines[:-1]):
-        if line.strip().startswith('File "test.py"'):
-            failing = lines[number + 1].strip()
-    return f"failed: {failing}" if failing else ""
+def judge_spec(
+    problem: Problem, tests: list[int], comparison: ComparisonConfig, values: ValueComparisonConfig
+) -> dict[str, Any]:
+    """What a worker needs to judge the program ``build_program`` makes for these tests."""
+    expected = [problem.outputs[i] for i in tests] if problem.kind != "assert" else []
+    return judging.spec(problem.kind, expected, comparison, values)
 
 
 def checker_source(checker: str) -> str:
