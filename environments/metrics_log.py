@@ -62,7 +62,7 @@ class MetricsLog:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
                 with open(self.path, "a", encoding="utf-8") as handle:
                     handle.write(json.dumps(row) + "\n")
-            except Exception as error:  # whatever went wrong, it must not cost the training step
+            except Exception as error:  # noqa: BLE001 - whatever went wrong, it must not cost the training step
                 if not self._warned:
                     self._warned = True
                     logger.warning(

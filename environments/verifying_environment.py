@@ -26,6 +26,7 @@ verifier's job from it, and turns a verification into a ``Judgement``.
 from __future__ import annotations
 
 import abc
+import contextlib
 import json
 import threading
 from collections import deque
@@ -236,10 +237,8 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
         """The sample's completion, subject and episode state; never raises."""
         completion = last_assistant_content(message_log)
         if isinstance(info, str):
-            try:
+            with contextlib.suppress(ValueError):
                 info = json.loads(info)
-            except ValueError:
-                pass
         if not isinstance(info, Mapping):
             error = f"metadata must be a dict (extra_env_info), got {type(info).__name__}"
             return Sample({}, completion, None, 0, 0.0, error)
@@ -253,7 +252,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
             return Sample(info, completion, None, turns_done, 0.0, error)
         try:
             subject = self._read_subject(info)
-        except Exception as error:  # an unreadable subject is this sample's fault, not the batch's
+        except Exception as error:  # noqa: BLE001 - an unreadable subject is this sample's fault, not the batch's
             return Sample(info, completion, None, turns_done, float(episode_reward), str(error))
         return Sample(info, completion, subject, turns_done, float(episode_reward), None)
 

@@ -71,7 +71,7 @@ class BatchCoalescer(Generic[Job, Result]):
             results = self._run_batch(flat)
             if len(results) != len(flat):
                 raise RuntimeError(f"batch call returned {len(results)} results for {len(flat)} jobs")
-        except BaseException as caught:  # handed to every caller of this batch
+        except BaseException as caught:  # noqa: BLE001 - handed to every caller of this batch
             error = caught
         with self._condition:
             start = 0

@@ -145,7 +145,7 @@ def compare_data(actual: Any, expected: Any, config: ValueRules) -> ComparisonRe
     difference = _value_difference(actual, expected, config, "")
     if difference is None:
         return ComparisonResult(True)
-    if config.unwrap_singleton and isinstance(expected, (list, tuple)) and len(expected) == 1:
+    if config.unwrap_singleton and isinstance(expected, (list, tuple)) and len(expected) == 1:  # noqa: SIM102 - two conditions, two reasons
         if _value_difference(actual, expected[0], config, "") is None:
             return ComparisonResult(True)
     return ComparisonResult(False, difference)

@@ -266,7 +266,7 @@ def _missing_inside(node: Any, value: Any, path: list[str]) -> str | None:
 
 
 def _no_key(node: Any, part: str, path: list[str]) -> str:
-    known = [str(k) for k in node.keys()] if isinstance(node, DictConfig) else []
+    known = [str(k) for k in node] if isinstance(node, DictConfig) else []
     close = difflib.get_close_matches(part, known, n=1)
     where = ".".join(path) or "the top level"
     hint = f"; did you mean {'.'.join([*path, close[0]])!r}?" if close else ""

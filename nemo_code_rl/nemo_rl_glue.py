@@ -352,5 +352,5 @@ def train(config: dict[str, Any], policy_factory: Callable[..., Any] | None = No
         shutdown_environments(task_to_env, val_task_to_env)
         try:
             policy_generation.shutdown()
-        except Exception:  # as run_grpo.py: a failed shutdown must not hide how training ended
+        except Exception:  # noqa: BLE001 - as run_grpo.py: a failed shutdown must not hide how training ended
             _LOG.exception("shutting down generation failed")

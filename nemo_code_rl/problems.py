@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import gzip
 import json
 import os
@@ -685,14 +686,12 @@ def _called_function(assertion: str, solution: str) -> str | None:
     ]
     called = [name for name in calls if not hasattr(builtins, name)]
     defined = set()
-    try:
+    with contextlib.suppress(SyntaxError):
         defined = {
             node.name
             for node in ast.parse(solution).body
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
         }
-    except SyntaxError:
-        pass
     return next((name for name in called if name in defined), called[0] if called else None)
 
 

@@ -109,7 +109,7 @@ def nemo_rl_problem() -> str | None:
         return f"NeMo RL is not installed in this Python environment ({sys.executable})"
     try:
         importlib.import_module("nemo_rl.algorithms.grpo")
-    except Exception as error:  # any failure to import is reported, with its cause
+    except Exception as error:  # noqa: BLE001 - any failure to import is reported, with its cause
         return (
             f"NeMo RL is installed, but its GRPO module does not import with {sys.executable} "
             f"(Python {sys.version.split()[0]}): {type(error).__name__}: {error}"

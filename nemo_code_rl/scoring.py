@@ -307,9 +307,9 @@ class ResultsFile:
         if resume and self.path.exists():
             self.done, keep = read_partial_results(self.path, completions)
             os.truncate(self.path, keep)
-            self._handle = open(self.path, "a", encoding="utf-8")
+            self._handle = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - the results file stays open while rows stream in; closed by close()
         else:
-            self._handle = open(self.path, "w", encoding="utf-8")
+            self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - the results file stays open while rows stream in; closed by close()
         self.written = len(self.done)
 
     def append(self, row: Mapping[str, Any]) -> None:

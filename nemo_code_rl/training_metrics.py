@@ -15,6 +15,7 @@ faults, not as a worse policy.
 
 from __future__ import annotations
 
+import itertools
 from collections import Counter, defaultdict
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -181,9 +182,7 @@ def max_ngram_coverage(tokens: Sequence[Hashable], n: int = DEFAULT_NGRAM) -> fl
     positions = max(starts.values(), key=len)
     if len(positions) < 2:
         return 0.0
-    covered = n + sum(
-        min(n, later - earlier) for earlier, later in zip(positions, positions[1:], strict=False)
-    )
+    covered = n + sum(min(n, later - earlier) for earlier, later in itertools.pairwise(positions))
     return covered / len(tokens)
 
 

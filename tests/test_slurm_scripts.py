@@ -21,9 +21,9 @@ import pytest
 
 pytest.importorskip("omegaconf", reason="the launcher's pre-flight loads configs: pip install omegaconf")
 
-from nemo_code_rl.config_loading import load_resolved  # noqa: E402
-from nemo_code_rl.dry_run import builtin_names, check_config, layout  # noqa: E402
-from nemo_code_rl.launch_check import check_launch  # noqa: E402
+from nemo_code_rl.config_loading import load_resolved
+from nemo_code_rl.dry_run import builtin_names, check_config, layout
+from nemo_code_rl.launch_check import check_launch
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 SLURM = REPO_ROOT / "slurm"

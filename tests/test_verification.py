@@ -337,10 +337,10 @@ def test_after_timeout_policy_skips_the_rest_and_keeps_pass_fail():
     assert verdicts["run"] == ["passed", "timeout", "passed", "passed"]
     assert passed["skip"] == passed["run"] == [False, True]
     assert (fractions["skip"], fractions["run"]) == (0.25, 0.75)
-    with pytest.raises(ConfigError, match="verifier.after_timeout: expected 'run' or 'skip', got 'later'"):
+    with pytest.raises(ConfigError, match=r"verifier.after_timeout: expected 'run' or 'skip', got 'later'"):
         VerifierConfig(after_timeout="later")
     with pytest.raises(
-        ConfigError, match="verifier: limits.stop_after_timeout is not used: set it with after_timeout"
+        ConfigError, match=r"verifier: limits.stop_after_timeout is not used: set it with after_timeout"
     ):
         VerifierConfig.from_dict({"limits": {"stop_after_timeout": True}})
 

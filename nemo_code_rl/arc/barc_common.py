@@ -47,8 +47,8 @@ class Color:
     MAROON = 9
     TRANSPARENT = 0
     BACKGROUND = 0
-    ALL_COLORS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]
-    NOT_BLACK = [1, 2, 3, 4, 5, 6, 7, 8, 9]
+    ALL_COLORS = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]  # noqa: RUF012 - BARC's Color API: programs read these lists
+    NOT_BLACK = [1, 2, 3, 4, 5, 6, 7, 8, 9]  # noqa: RUF012 - BARC's Color API: programs read these lists
 
 
 def _structure(connectivity):
@@ -240,7 +240,7 @@ def object_position(obj, background=Color.BLACK, anchor="upper left"):
 
 
 def _whole(value):
-    return int(round(value)) if abs(value - round(value)) < 1e-6 else value
+    return round(value) if abs(value - round(value)) < 1e-6 else value
 
 
 def object_colors(obj, background=Color.BLACK):
@@ -387,7 +387,7 @@ def _as_coordinates(x, y):
     """Whole-number results of a symmetry as ints (arrays stay arrays)."""
     if isinstance(x, np.ndarray):
         return np.rint(x).astype(int), np.rint(y).astype(int)
-    return int(round(x)), int(round(y))
+    return round(x), round(y)
 
 
 class Symmetry:

@@ -86,7 +86,7 @@ def run_arc(candidate_source, function_name, input_type, preamble, helpers, grid
     namespace = {"__name__": "solution", "__builtins__": __builtins__}
     try:
         within_time_limit(lambda: _load(preamble, code, namespace))
-    except BaseException as error:
+    except BaseException as error:  # noqa: BLE001 - whatever the candidate raises is its verdict
         report({"load_error": _describe(error), "verdict": _verdict(error)})
         return
     function = namespace.get(function_name)
@@ -104,7 +104,7 @@ def run_arc(candidate_source, function_name, input_type, preamble, helpers, grid
             record = {"index": index, "output": output}
         except InvalidGrid as error:  # noqa: F821
             record = {"index": index, "verdict": "invalid_output", "error": f"invalid output grid: {error}"}
-        except BaseException as error:
+        except BaseException as error:  # noqa: BLE001 - whatever the candidate raises is its verdict
             message = str(error) if isinstance(error, GridTimeout) else _describe(error)
             record = {"index": index, "verdict": _verdict(error), "error": message}
         report(record)

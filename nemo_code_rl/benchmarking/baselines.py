@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import contextlib
 import faulthandler
 import fcntl
 import importlib
@@ -391,8 +392,8 @@ def _serve(handle: Callable[[object], object]) -> None:
     replies leave the same way on stdout; both are moved off fds 0/1 first so nothing a program
     does to its stdio can corrupt the protocol."""
     _preload()
-    requests = open(os.dup(0), "rb")
-    replies = open(os.dup(1), "wb")
+    requests = open(os.dup(0), "rb")  # noqa: SIM115 - the server's pipes live as long as it serves
+    replies = open(os.dup(1), "wb")  # noqa: SIM115 - the server's pipes live as long as it serves
     devnull = os.open(os.devnull, os.O_RDWR)
     os.dup2(devnull, 0)
     os.dup2(devnull, 1)
@@ -462,10 +463,8 @@ class _ServedProcesses:
 
     def close(self) -> None:
         for process in self._processes:
-            try:
+            with contextlib.suppress(BrokenPipeError):
                 process.stdin.close()
-            except BrokenPipeError:
-                pass
         for process in self._processes:
             try:
                 process.wait(timeout=10)

@@ -47,7 +47,7 @@ TARGET_D_OVER_A = 1.5
 
 
 def _emit(line: str = "") -> None:
-    print(line)  # noqa: T201 - this module is the CLI's ``bench`` command
+    print(line)
 
 
 @dataclass

@@ -74,7 +74,7 @@ def run_soak(
     total_programs: int,
     workers: int,
     chunk: int = 2000,
-    emit: Callable[[str], None] = print,  # noqa: T202 - the CLI's output
+    emit: Callable[[str], None] = print,
     pool_factory: PoolFactory | None = None,
 ) -> SoakReport:
     """Run ``total_programs`` programs, cycling through ``jobs``, in chunks of ``chunk``.

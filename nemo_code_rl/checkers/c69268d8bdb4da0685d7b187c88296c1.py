@@ -93,5 +93,5 @@ def _check(input, expected, actual):
 def check(input: str, expected: str, actual: str) -> bool:
     try:
         return bool(_check(input, expected, actual))
-    except Exception:
+    except Exception:  # noqa: BLE001 - a checker that raises judges the answer wrong
         return False

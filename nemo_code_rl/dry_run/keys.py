@@ -23,18 +23,54 @@ from nemo_code_rl.registration import register
 
 # NeMo RL's built-in names @ 7ea279a, for machines without NeMo RL (with it, its registries are read).
 NEMO_RL_ENVIRONMENTS = tuple(
-    "math_default math math_multi_reward code reward_model code_jaccard vlm nemo_gym".split()
+    ["math_default", "math", "math_multi_reward", "code", "reward_model", "code_jaccard", "vlm", "nemo_gym"]
 )
 NEMO_RL_PROCESSORS = tuple(
-    "default helpsteer3_data_processor kd_data_processor math_data_processor math_hf_data_processor "
-    "multichoice_qa_processor sft_processor vlm_hf_data_processor nemo_gym_data_processor".split()
+    [
+        "default",
+        "helpsteer3_data_processor",
+        "kd_data_processor",
+        "math_data_processor",
+        "math_hf_data_processor",
+        "multichoice_qa_processor",
+        "sft_processor",
+        "vlm_hf_data_processor",
+        "nemo_gym_data_processor",
+    ]
 )
 NEMO_RL_DATASETS = tuple(
-    "audiomcq arrow_text avqa AIME2024 AIME2025 AIME2026 clevr-cogent daily-omni "
-    "general-conversation-jsonl DAPOMath17K DAPOMathAIME2024 DeepScaler GSM8K geometry3k mmpr-tiny "
-    "HelpSteer3 intent-train intent-bench open_assistant OpenMathInstruct-2 NuminaMath-1.5 "
-    "OpenR1-Math-220k refcoco squad tulu3_sft_mixture gsm8k Nemotron-Cascade-2-SFT-Math openai_format "
-    "NemoGymDataset ResponseDataset".split()
+    [
+        "audiomcq",
+        "arrow_text",
+        "avqa",
+        "AIME2024",
+        "AIME2025",
+        "AIME2026",
+        "clevr-cogent",
+        "daily-omni",
+        "general-conversation-jsonl",
+        "DAPOMath17K",
+        "DAPOMathAIME2024",
+        "DeepScaler",
+        "GSM8K",
+        "geometry3k",
+        "mmpr-tiny",
+        "HelpSteer3",
+        "intent-train",
+        "intent-bench",
+        "open_assistant",
+        "OpenMathInstruct-2",
+        "NuminaMath-1.5",
+        "OpenR1-Math-220k",
+        "refcoco",
+        "squad",
+        "tulu3_sft_mixture",
+        "gsm8k",
+        "Nemotron-Cascade-2-SFT-Math",
+        "openai_format",
+        "NemoGymDataset",
+        "ResponseDataset",
+    ]
 )
 
 
@@ -207,7 +243,7 @@ def nemo_rl_names() -> tuple[Names | None, str]:
         return None, "NeMo RL is not installed"
     try:
         from nemo_code_rl import nemo_rl_glue
-    except Exception as error:  # any import failure means: no NeMo RL here
+    except Exception as error:  # noqa: BLE001 - any import failure means: no NeMo RL here
         return None, f"{type(error).__name__}: {error}"
     registered = register()
     names = nemo_rl_glue.registry_names()
@@ -231,7 +267,7 @@ def schema_findings(config: dict[str, Any]) -> tuple[list[Finding], str | None]:
 
         errors = nemo_rl_glue.schema_errors(config)
         near_misses = nemo_rl_glue.schema_near_misses(config)
-    except Exception as error:  # NeMo RL absent, or its GRPO module not importable on this Python
+    except Exception as error:  # noqa: BLE001 - NeMo RL absent, or its GRPO module not importable on this Python
         return [], f"NeMo RL's GRPO schema is not importable here ({type(error).__name__}: {error})"
     findings = [Finding("error", "NeMo RL schema", message) for message in errors]
     findings += [

@@ -159,7 +159,7 @@ class DryRun:
         try:
             settings = resolve(family.dataset_config)(entry, where)
             loaded = resolve(family.sampler)(settings, self.rows)
-        except Exception as error:  # a data source that cannot be read is this config's error
+        except Exception as error:  # noqa: BLE001 - a data source that cannot be read is this config's error
             self.findings.append(
                 Finding("error", where, f"cannot load rows: {type(error).__name__}: {error}")
             )
@@ -182,7 +182,7 @@ class DryRun:
         limit = setting(self.config, "data.max_input_seq_length")
         try:
             processed = processed_sample(family, entry, row, reference, index, tokenizer, limit)
-        except Exception as error:  # what the processor rejects would stop a data-loader worker
+        except Exception as error:  # noqa: BLE001 - what the processor rejects would stop a data-loader worker
             self.findings.append(Finding("error", f"{where} row {index}", f"the processor raised: {error}"))
             return None
         if processed.tokens is not None:
@@ -210,7 +210,7 @@ class DryRun:
         section.pop("metrics_jsonl", None)  # a check must not append rows to the run's metrics
         try:
             environment = resolve(family.environment).__ray_actor_class__(section)
-        except Exception as error:  # the sandbox may be unavailable on this host only
+        except Exception as error:  # noqa: BLE001 - the sandbox may be unavailable on this host only
             from nemo_code_rl.sandbox_probe import environments_problem
 
             level = str(section.get("isolation") or "full")
@@ -219,7 +219,7 @@ class DryRun:
             return
         try:
             self._step(name, environment, samples)
-        except Exception as error:  # an environment must never raise out of step
+        except Exception as error:  # noqa: BLE001 - an environment must never raise out of step
             self.findings.append(
                 Finding("error", f"env.{name}", f"step raised {type(error).__name__}: {error}")
             )

@@ -14,6 +14,7 @@ replaced like a dead worker process: its program is re-run once, then reported `
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -167,24 +168,20 @@ class _ContainerWorker:
         return True
 
     def cancel(self, job: int) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self._socket.sendall(wire.encode({"cancel": job}))
-        except OSError:
-            pass
 
     def kill(self) -> None:
         self.close_pipes()
-        try:
+        try:  # noqa: SIM105 - engine code keeps to try/except
             self.container.remove(force=True)
         except Exception:  # noqa: BLE001 - already gone (killed from outside, or auto-removed)
             pass
 
     def close_pipes(self) -> None:
         """Close the container's stdin: its supervisor sees end-of-file and exits."""
-        try:
+        with contextlib.suppress(OSError):
             self._socket.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
 
     def wait(self, timeout_s: float) -> bool:
         try:

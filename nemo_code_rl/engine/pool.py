@@ -8,6 +8,7 @@ programs do.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import logging
@@ -158,16 +159,12 @@ class _Worker:
 
     def cancel(self, job: int) -> None:
         """Ask the worker to stop ``job``; harmless if it has already finished."""
-        try:
+        with contextlib.suppress(OSError):
             wire.write_frame(self.process.stdin.fileno(), {"cancel": job})
-        except OSError:
-            pass
 
     def kill(self) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.process.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         self.close_pipes()
         self.process.wait()
         self.release()
@@ -179,10 +176,8 @@ class _Worker:
 
     def close_pipes(self) -> None:
         for pipe in (self.process.stdin, self.process.stdout):
-            try:
+            with contextlib.suppress(OSError):
                 pipe.close()
-            except OSError:
-                pass
 
 
 def _await_handshakes(workers: Sequence[WorkerHandle], timeout_s: float) -> None:

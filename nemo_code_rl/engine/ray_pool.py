@@ -320,7 +320,7 @@ class RayExecutionPool:
         placed = [actor for slot, actor in enumerate(actors) if slot not in starting]
         try:
             self._ray.get([actor.close.remote() for actor in placed], timeout=30)
-        except Exception:  # noqa: BLE001 - an actor that is already dead or stuck is killed below
+        except Exception:
             logger.debug("some engine actors did not close cleanly", exc_info=True)
         for actor in actors:
             self._ray.kill(actor)

@@ -77,7 +77,7 @@ def _print_traceback(exc: BaseException) -> None:
     """Print the traceback as the interpreter would, without the runner's own frame."""
     linecache.cache[FILENAME] = (len(_SOURCE[0]), None, _SOURCE[0].splitlines(True), FILENAME)
     tb = exc.__traceback__.tb_next if exc.__traceback__ is not None else None
-    try:
+    try:  # noqa: SIM105 - the runner imports as little as it can
         traceback.print_exception(type(exc), exc, tb, file=sys.stderr)
     except Exception:  # noqa: BLE001 - a program may have broken sys.stderr; the verdict still stands
         pass
@@ -159,7 +159,7 @@ def _finish_interpreter_duties() -> None:
     if sys.__stdout__ is not sys.stdout or sys.__stderr__ is not sys.stderr:
         streams += (sys.__stdout__, sys.__stderr__)
     for stream in streams:
-        try:
+        try:  # noqa: SIM105 - the runner imports as little as it can
             stream.flush()
         except Exception:  # noqa: BLE001 - output the program broke is simply lost, as in CPython
             pass
@@ -171,7 +171,7 @@ def _exit_status(exc: SystemExit) -> int:
         return 0
     if isinstance(code, int):
         return code & 0xFF
-    try:
+    try:  # noqa: SIM105 - the runner imports as little as it can
         print(code, file=sys.stderr)  # noqa: T201 - what the interpreter does with a non-int exit code
     except Exception:  # noqa: BLE001
         pass

@@ -12,6 +12,7 @@ the program's violation, charged to it, and never stops the supervisor.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import math
@@ -368,10 +369,8 @@ class _Chain:
 
     @staticmethod
     def _kill(pidfd: int) -> None:
-        try:
+        with contextlib.suppress(ProcessLookupError):
             signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
 
 
 _CPU_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")

@@ -22,6 +22,7 @@ end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import importlib
 import json
@@ -147,7 +148,7 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
     """Reap the program, kill whatever it left, and reap that too."""
     _, status, usage = os.wait4(child, 0)
     if config.level in sandbox.SUPERVISED:
-        try:
+        try:  # noqa: SIM105 - the template imports as little as it can
             os.kill(-1, signal.SIGKILL)  # all but this process and the namespace's init
         except ProcessLookupError:
             pass
@@ -159,10 +160,8 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
         if config.level == sandbox.CONTAINER:
             _remove_sysv_objects(config)
     else:
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         while True:
             try:
                 if os.waitpid(-1, os.WNOHANG)[0] == 0:

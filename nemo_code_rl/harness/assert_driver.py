@@ -31,6 +31,7 @@ and as the driver is non-dumpable it can neither trace it nor open its ``/proc``
 """
 
 import array
+import contextlib
 import socket
 import sys
 
@@ -196,10 +197,8 @@ def _take_test_output(fds):
     """Point the server's stdout and stderr at the current test's stderr (sent with the reset)."""
     import os
 
-    try:
+    with contextlib.suppress(OSError):
         sys.stderr.flush()
-    except OSError:
-        pass
     if not fds:
         os._exit(1)
     os.dup2(fds[0], 1)
@@ -446,10 +445,8 @@ def _bind_candidate(namespace, link, names, needed, entry_point):
         if name in namespace:  # bound by the trusted helpers in a way no parse shows (``import *``)
             continue
         if name in sys.stdlib_module_names:
-            try:
+            with contextlib.suppress(ImportError):
                 namespace[name] = importlib.import_module(name)
-            except ImportError:
-                pass
         elif name in names:
             namespace[name] = link.handle(names[name])
     if entry_point is not None:
@@ -506,10 +503,8 @@ def _greeting(candidate_source):
             return server, greeting
     if server is not None:
         server["socket"].close()
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(server["pid"], os.WNOHANG)
-        except ChildProcessError:
-            pass
     holder.server = server = _start_server(candidate_source)
     return server, _reset(server)
 

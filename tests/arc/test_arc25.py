@@ -41,7 +41,7 @@ def arc25(verifier):
 
 def test_arc25_mode_reproduces_arc25s_rewards_on_the_same_grids(arc25, verifier, arc1) -> None:
     items = [(arc1[ROT180], completion(code)) for code in ARC25_REWARDS]
-    results = arc25.verify_batch(items + [(arc1[ROT180], "no code at all")])
+    results = arc25.verify_batch([*items, (arc1[ROT180], "no code at all")])
     ours = verifier.verify_batch(items[:1])
 
     assert [r.reward for r in results[:-1]] == pytest.approx(list(ARC25_REWARDS.values()), abs=1e-12)

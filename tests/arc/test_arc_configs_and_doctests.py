@@ -15,7 +15,7 @@ from nemo_code_rl.families import ARC
 
 pytest.importorskip("omegaconf", reason="reading the configs needs omegaconf")
 
-from nemo_code_rl.config_loading import load_resolved  # noqa: E402
+from nemo_code_rl.config_loading import load_resolved
 
 MODULES = [
     "nemo_code_rl.arc.augment",

@@ -135,7 +135,7 @@ def test_ray_actor_as_nemo_rl_creates_it(arc1) -> None:
             ),
             timeout=120,
         )
-        observations, metadata, _, rewards, terminateds, _ = result  # NeMo RL unpacks by position
+        observations, _metadata, _, rewards, terminateds, _ = result  # NeMo RL unpacks by position
         assert rewards.tolist() == [10.0, 1.0] and terminateds.tolist() == [True, True]
         assert observations[0]["content"] == "Environment: 4/4 training examples right; reward 10."
         ray.get(actor.shutdown.remote(), timeout=30)

@@ -88,7 +88,7 @@ def test_raw_gym_rows_and_task_spec_prompts(tokenizer, fixtures_dir) -> None:
 def test_bad_rows_and_env_info_name_the_problem(tokenizer) -> None:
     with pytest.raises(ProblemFormatError, match="row idx 7"):
         arc_programs_processor({"question": "Add two numbers."}, TaskSpec(), tokenizer, None, idx=7)
-    with pytest.raises(ProblemFormatError, match="extra_env_info.arc_task"):
+    with pytest.raises(ProblemFormatError, match=r"extra_env_info.arc_task"):
         task_from_env_info({"problem": "{}"})
     with pytest.raises(ConfigError, match="did you mean 'augmentations'"):
         ArcDatasetConfig.from_dict({"augmentation": 2})

@@ -21,14 +21,42 @@ BARC_STYLE = Path(__file__).parent / "barc_style"
 ROT180 = "3c9b0459"
 
 # The helpers BARC's prompt lists for the model (every public function and class of its library).
-BARC_PROMPT_API = (
-    "Color flood_fill draw_line find_connected_components randomly_scatter_points scale_pattern "
-    "scale_sprite blit blit_object blit_sprite bounding_box bounding_box_mask object_position "
-    "object_colors crop translate collision contact randomly_spaced_indices check_between_objects "
-    "random_free_location_for_sprite object_interior object_boundary object_neighbors Symmetry orbit "
-    "TranslationalSymmetry detect_translational_symmetry MirrorSymmetry detect_mirror_symmetry "
-    "detect_rotational_symmetry is_contiguous random_sprite detect_objects"
-).split()
+BARC_PROMPT_API = [
+    "Color",
+    "flood_fill",
+    "draw_line",
+    "find_connected_components",
+    "randomly_scatter_points",
+    "scale_pattern",
+    "scale_sprite",
+    "blit",
+    "blit_object",
+    "blit_sprite",
+    "bounding_box",
+    "bounding_box_mask",
+    "object_position",
+    "object_colors",
+    "crop",
+    "translate",
+    "collision",
+    "contact",
+    "randomly_spaced_indices",
+    "check_between_objects",
+    "random_free_location_for_sprite",
+    "object_interior",
+    "object_boundary",
+    "object_neighbors",
+    "Symmetry",
+    "orbit",
+    "TranslationalSymmetry",
+    "detect_translational_symmetry",
+    "MirrorSymmetry",
+    "detect_mirror_symmetry",
+    "detect_rotational_symmetry",
+    "is_contiguous",
+    "random_sprite",
+    "detect_objects",
+]
 
 
 def test_the_library_defines_every_helper_barcs_prompt_advertises() -> None:
@@ -151,7 +179,7 @@ def test_every_result_row_has_a_verdict_and_a_reason(verifier, arc1, code, verdi
 def test_helper_folders_need_a_module(tmp_path) -> None:
     from nemo_code_rl.arc.execution import load_helper
 
-    with pytest.raises(FileNotFoundError, match="no .py module"):
+    with pytest.raises(FileNotFoundError, match=r"no .py module"):
         load_helper(tmp_path)
     assert set(load_helper(None)) == {"common"}
 

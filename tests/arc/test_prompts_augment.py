@@ -56,7 +56,7 @@ def test_barc_prompt_is_the_format_barc_models_were_trained_on() -> None:
 )
 def test_plain_prompt_in_every_grid_format(grid_format, rendered) -> None:
     config = PromptConfig(template="plain", grid_format=grid_format, function_name="solve")
-    system, user = build_messages(TINY, config)
+    _system, user = build_messages(TINY, config)
 
     assert f"Example 1\nInput:\n{rendered}\n" in user["content"]
     assert "Test input 2:" in user["content"] and "`solve(grid)`" in user["content"]

@@ -1,3 +1,4 @@
+import contextlib
 import os
 import signal
 import threading
@@ -42,10 +43,8 @@ def kill_workers_later(pool: ExecutionPool, rounds: int, delay: float = 0.6) -> 
         for _ in range(rounds):
             time.sleep(delay)
             for pid in pool.worker_pids:
-                try:
+                with contextlib.suppress(ProcessLookupError):
                     os.killpg(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
 
     thread = threading.Thread(target=killer)
     thread.start()

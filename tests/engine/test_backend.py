@@ -62,7 +62,7 @@ def test_every_config_that_judges_code_has_the_section() -> None:
     assert CodeEnvConfig.from_dict({"backend": {"kind": "docker", "image": "x"}}).backend.image == "x"
     assert CodeEnvConfig.from_dict({}).backend == BackendConfig()
     assert ArcEnvConfig.from_dict({"backend": "ray"}).backend.kind == "ray"
-    with pytest.raises(ConfigError, match="env.backend.kind: expected 'process', 'docker' or 'ray'"):
+    with pytest.raises(ConfigError, match=r"env.backend.kind: expected 'process', 'docker' or 'ray'"):
         CodeEnvConfig.from_dict({"backend": {"kind": "podman"}})
     assert ServerOptions.model_validate({"backend": {"kind": "ray"}}).backend.kind == "ray"
     with pytest.raises(ValueError, match="image is an option of kind 'docker'"):

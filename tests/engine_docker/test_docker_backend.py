@@ -107,7 +107,7 @@ def test_killing_containers_mid_batch_still_returns_every_result(client):
 
 def test_unreachable_engine_is_a_clear_error(monkeypatch):
     monkeypatch.setenv("DOCKER_HOST", "unix:///nonexistent/docker.sock")
-    with pytest.raises(DockerUnavailable, match="unreachable.*dockerd"):
+    with pytest.raises(DockerUnavailable, match=r"unreachable.*dockerd"):
         DockerExecutionPool(workers=1)
 
 

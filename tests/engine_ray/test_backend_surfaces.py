@@ -38,5 +38,5 @@ def test_the_environment_on_ray(ray_cluster) -> None:
 
 
 def test_an_address_that_cannot_be_honoured_is_an_error(ray_cluster) -> None:
-    with pytest.raises(ConfigError, match="already connected to a Ray cluster: leave ray.address unset"):
+    with pytest.raises(ConfigError, match=r"already connected to a Ray cluster: leave ray.address unset"):
         make_backend({"kind": "ray", "ray": {"address": "ray://elsewhere:10001"}}, workers=1)

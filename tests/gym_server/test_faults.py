@@ -49,7 +49,7 @@ def test_too_many_lost_requests_answer_503_with_the_cause() -> None:
     try:
         with pytest.raises(
             VerificationUnavailable,
-            match="100% of the last 1 samples were infrastructure faults|verification of 1 samples failed",
+            match=r"100% of the last 1 samples were infrastructure faults|verification of 1 samples failed",
         ):
             lost(service, SLEEPY)
         assert asyncio.run(service.verify(RIGHT))["reward"] == 1.0  # the server goes on

@@ -16,19 +16,19 @@ import pytest
 
 pytest.importorskip("nemo_gym", reason="nemo_gym is not installed (Gym's base classes need Python >= 3.12)")
 
-import yaml  # noqa: E402
-from nemo_gym.base_resources_server import BaseVerifyResponse  # noqa: E402
-from nemo_gym.config_types import BaseServerConfig  # noqa: E402
-from nemo_gym.server_utils import ServerClient  # noqa: E402
-from omegaconf import OmegaConf  # noqa: E402
+import yaml
+from nemo_gym.base_resources_server import BaseVerifyResponse
+from nemo_gym.config_types import BaseServerConfig
+from nemo_gym.server_utils import ServerClient
+from omegaconf import OmegaConf
 
-import nemo_code_rl.gym_server  # noqa: E402
-from nemo_code_rl.gym_server.gym_resources_server import (  # noqa: E402
+import nemo_code_rl.gym_server
+from nemo_code_rl.gym_server.gym_resources_server import (
     NemoCodeRLResourcesServer,
     NemoCodeRLServerConfig,
 )
 
-from . import CHECKED_PROBLEMS, CHECKERS_DIR, recorded_rollouts, stdio_request  # noqa: E402
+from . import CHECKED_PROBLEMS, CHECKERS_DIR, recorded_rollouts, stdio_request
 
 SHIPPED_CONFIG = Path(nemo_code_rl.gym_server.__file__).parent / "configs" / "nemo_code_rl_code_gen.yaml"
 

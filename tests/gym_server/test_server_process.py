@@ -186,7 +186,7 @@ def test_a_request_whose_client_has_gone_stops_its_program(start_server):
     """One worker; the first client gives up on a request that needs 60 s of tests: its program
     is stopped, so the next request does not wait behind it."""
     url = start_server("num_processes: 1\nunit_test_timeout_secs: 5")
-    with httpx.Client(base_url=url, timeout=2, trust_env=False) as client:
+    with httpx.Client(base_url=url, timeout=2, trust_env=False) as client:  # noqa: SIM117 - the server must be up before the client starts
         with pytest.raises(httpx.ReadTimeout):
             client.post("/verify", json=_slow_request(120))
     with httpx.Client(base_url=url, timeout=30, trust_env=False) as client:
@@ -242,7 +242,7 @@ def test_sigterm_stops_the_server_and_its_sandbox_workers_mid_request(tmp_path):
                 time.sleep(0.1)
 
         def post() -> None:
-            try:
+            try:  # noqa: SIM105 - the request is expected to fail or hang
                 httpx.post(url + "/verify", json=_slow_request(120), timeout=120, trust_env=False)
             except httpx.HTTPError:
                 pass  # the server went away mid-request, as it should

@@ -20,7 +20,7 @@ import pytest
 ray = pytest.importorskip("ray", reason="these tests need Ray: pip install 'nemo-code-rl[ray]'")
 try:
     import nemo_rl.data.utils  # noqa: F401
-except Exception as error:  # absent, or present without its dependencies
+except Exception as error:  # noqa: BLE001 - absent, or present without its dependencies
     pytest.skip(
         f"NeMo RL's data module is not importable here ({type(error).__name__}: {error}): put its "
         "checkout on PYTHONPATH (see .ci/nemo_rl_lane.sh)",

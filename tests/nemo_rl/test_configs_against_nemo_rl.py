@@ -18,17 +18,17 @@ try:
     from nemo_rl.models.policy import lm_policy
     from nemo_rl.utils.config import load_config, parse_hydra_overrides, register_omegaconf_resolvers
     from omegaconf import OmegaConf
-except Exception as error:  # absent, or present without its dependencies
+except Exception as error:  # noqa: BLE001 - absent, or present without its dependencies
     pytest.skip(
         f"nemo_rl.algorithms.grpo is not importable here ({type(error).__name__}: {error}); it needs "
         "Python >= 3.12 and NeMo RL's source on PYTHONPATH",
         allow_module_level=True,
     )
 
-from nemo_code_rl import dry_run  # noqa: E402
-from nemo_code_rl.config_loading import load_resolved, packaged_configs, resolve_config_path  # noqa: E402
-from nemo_code_rl.launch_check import check_launch  # noqa: E402
-from nemo_code_rl.nemo_rl_glue import schema_errors, schema_near_misses  # noqa: E402
+from nemo_code_rl import dry_run
+from nemo_code_rl.config_loading import load_resolved, packaged_configs, resolve_config_path
+from nemo_code_rl.launch_check import check_launch
+from nemo_code_rl.nemo_rl_glue import schema_errors, schema_near_misses
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 DOCUMENTS = [REPO_ROOT / "README.md", REPO_ROOT / "docs" / "training.md", REPO_ROOT / "slurm" / "README.md"]

@@ -13,11 +13,11 @@ import pytest
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
-from nemo_code_rl.environments import metrics_log  # noqa: E402
-from nemo_code_rl.environments.code_environment import UnitTestEnvironment  # noqa: E402
-from nemo_code_rl.processors import env_info_for_problem  # noqa: E402
+from nemo_code_rl.environments import metrics_log
+from nemo_code_rl.environments.code_environment import UnitTestEnvironment
+from nemo_code_rl.processors import env_info_for_problem
 
-from .helpers import CORRECT_SUM, answer, conversation, sum_problem  # noqa: E402
+from .helpers import CORRECT_SUM, answer, conversation, sum_problem
 
 WRONG_SUM = "a, b = map(int, input().split())\nprint(a - b)"
 

@@ -9,12 +9,12 @@ import pytest
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
-from nemo_code_rl.environments.code_environment import UnitTestEnvironment  # noqa: E402
-from nemo_code_rl.fault_policy import InfrastructureFaultError  # noqa: E402
-from nemo_code_rl.processors import env_info_for_problem  # noqa: E402
-from tests.engine.conftest import kill_workers_later  # noqa: E402
+from nemo_code_rl.environments.code_environment import UnitTestEnvironment
+from nemo_code_rl.fault_policy import InfrastructureFaultError
+from nemo_code_rl.processors import env_info_for_problem
+from tests.engine.conftest import kill_workers_later
 
-from .helpers import CORRECT_SUM, answer, conversation, sum_problem  # noqa: E402
+from .helpers import CORRECT_SUM, answer, conversation, sum_problem
 
 SLEEPY = answer("import time\ntime.sleep(3)\n" + CORRECT_SUM)
 HALF_RIGHT = "print(3)"  # passes the first of the two tests

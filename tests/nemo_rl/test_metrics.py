@@ -27,8 +27,18 @@ def test_ngram_coverage() -> None:
     assert max_ngram_coverage(list("aaaaaaaa"), 2) == 1.0  # overlapping occurrences count tokens once
     assert max_ngram_coverage(list("abxyabzw"), 2) == pytest.approx(4 / 8)
     # a loop that repeats one line dominates a real program
-    program = "n = int(input())\nfor i in range(n):\n    print(i)\n".split()
-    loop = program + "print(0) print(0) print(0) print(0) print(0) print(0) print(0) print(0)".split()
+    program = ["n", "=", "int(input())", "for", "i", "in", "range(n):", "print(i)"]
+    loop = [
+        *program,
+        "print(0)",
+        "print(0)",
+        "print(0)",
+        "print(0)",
+        "print(0)",
+        "print(0)",
+        "print(0)",
+        "print(0)",
+    ]
     assert max_ngram_coverage(program, 4) == 0.0
     assert max_ngram_coverage(loop, 4) > 0.3
     with pytest.raises(ValueError):

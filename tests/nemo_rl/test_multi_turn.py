@@ -12,11 +12,11 @@ import pytest
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
-from nemo_code_rl.environments.chat_turns import PASSTHROUGH_TEMPLATE, UserTurnFormat, user_turn_format  # noqa: E402
-from nemo_code_rl.environments.code_environment import UnitTestEnvironment  # noqa: E402
-from nemo_code_rl.processors import code_unit_tests_processor, env_info_for_problem  # noqa: E402
+from nemo_code_rl.environments.chat_turns import PASSTHROUGH_TEMPLATE, UserTurnFormat, user_turn_format
+from nemo_code_rl.environments.code_environment import UnitTestEnvironment
+from nemo_code_rl.processors import code_unit_tests_processor, env_info_for_problem
 
-from .helpers import CORRECT_SUM, answer, sum_problem, sum_row  # noqa: E402
+from .helpers import CORRECT_SUM, answer, sum_problem, sum_row
 
 HALF_RIGHT = "print(3)"  # passes the first test (1 2 -> 3), fails the second
 

@@ -8,8 +8,8 @@ import pytest
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
-from nemo_code_rl.environments import nemo_rl_compat  # noqa: E402
-from nemo_code_rl.environments.code_environment import CodeUnitTestEnvironment, UnitTestEnvironment  # noqa: E402
+from nemo_code_rl.environments import nemo_rl_compat
+from nemo_code_rl.environments.code_environment import CodeUnitTestEnvironment, UnitTestEnvironment
 
 # EnvironmentReturn's fields in NeMo RL (nemo_rl/environments/interfaces.py), in order.
 NEMO_RL_RETURN_FIELDS = ("observations", "metadata", "next_stop_strings", "rewards", "terminateds", "answers")

@@ -26,9 +26,9 @@ from nemo_code_rl.run import nemo_rl_problem
 if (_problem := nemo_rl_problem()) is not None:  # before importing the CPU policy (torch, Ray)
     pytest.skip(_problem, allow_module_level=True)
 
-from nemo_code_rl.config_loading import load_resolved  # noqa: E402
-from tests.nemo_rl_train.code_problems import problems_file, rejudge  # noqa: E402
-from tests.nemo_rl_train.training import cpu_overrides, run_training  # noqa: E402
+from nemo_code_rl.config_loading import load_resolved
+from tests.nemo_rl_train.code_problems import problems_file, rejudge
+from tests.nemo_rl_train.training import cpu_overrides, run_training
 
 pytestmark = pytest.mark.slow
 

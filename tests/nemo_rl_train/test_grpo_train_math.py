@@ -19,11 +19,11 @@ from nemo_code_rl.run import nemo_rl_problem
 if (_problem := nemo_rl_problem()) is not None:  # before importing the CPU policy (torch, Ray)
     pytest.skip(_problem, allow_module_level=True)
 
-from nemo_rl.environments.math_environment import HFVerifyWorker  # noqa: E402
+from nemo_rl.environments.math_environment import HFVerifyWorker
 
-from nemo_code_rl.config_loading import load_resolved  # noqa: E402
-from tests.nemo_rl_train.code_problems import conversation  # noqa: E402
-from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training  # noqa: E402
+from nemo_code_rl.config_loading import load_resolved
+from tests.nemo_rl_train.code_problems import conversation
+from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training
 
 pytestmark = pytest.mark.slow
 

@@ -4,6 +4,7 @@ the CPU policy's event log, NeMo RL's logger output (tensorboard events, ``train
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import subprocess
@@ -140,7 +141,7 @@ def assert_trained(run: Run, steps: int) -> None:
     assert all(t["digest_before"] != t["digest_after"] for t in trains)
     first = run.of("load")[0]["optimizer_steps"]
     assert [t["optimizer_steps"] for t in trains] == list(range(first + 1, first + steps + 1))
-    assert all(a["digest_after"] == b["digest_before"] for a, b in zip(trains, trains[1:], strict=False))
+    assert all(a["digest_after"] == b["digest_before"] for a, b in itertools.pairwise(trains))
     latest, refit = run.of("load")[0]["digest"], None
     for event in run.events:
         if event["event"] == "train":

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("omegaconf", reason="config loading needs omegaconf: pip install omegaconf")
 
-from omegaconf import OmegaConf  # noqa: E402
+from omegaconf import OmegaConf
 
-from nemo_code_rl import config_loading  # noqa: E402
-from nemo_code_rl.config_keys import ConfigError  # noqa: E402
-from nemo_code_rl.config_loading import (  # noqa: E402
+from nemo_code_rl import config_loading
+from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.config_loading import (
     apply_overrides,
     load_config,
     load_resolved,
@@ -61,7 +61,7 @@ def test_a_top_level_interpolation_to_a_parent_fails_as_in_nemo_rl(tmp_path: Pat
     """NeMo RL reads a file's top-level values (resolving them) before merging it with its defaults."""
     _write(tmp_path, "parent.yaml", "b: {y: 1}\n")
     child = _write(tmp_path, "child.yaml", "defaults: parent.yaml\ne: ${b.y}\n")
-    with pytest.raises(ConfigError, match="cannot merge .*child.yaml with its defaults"):
+    with pytest.raises(ConfigError, match=r"cannot merge .*child.yaml with its defaults"):
         load_config(child)
 
 
@@ -212,7 +212,7 @@ def test_config_names_resolve_to_the_packaged_configs(
     assert resolve_config_path("grpo_code_8gpu.yaml") == shipped  # shipped wins for a bare name
     assert resolve_config_path("./grpo_code_8gpu.yaml") == tmp_path / "grpo_code_8gpu.yaml"
     assert resolve_config_path(str(local)) == local
-    with pytest.raises(ConfigError, match="did you mean 'grpo_code_8gpu.yaml'"):
+    with pytest.raises(ConfigError, match=r"did you mean 'grpo_code_8gpu.yaml'"):
         resolve_config_path("grpo_code_8gpus.yaml")
 
 

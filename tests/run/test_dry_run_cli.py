@@ -22,9 +22,9 @@ pytest.importorskip(
     "torch", reason="the dry run starts the environment, which needs torch: pip install torch"
 )
 
-from nemo_code_rl.config_loading import packaged_config_dir, packaged_configs  # noqa: E402
-from nemo_code_rl.dry_run import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL  # noqa: E402
-from tests.engine.seccomp import UNSHARE_SYSCALL  # noqa: E402
+from nemo_code_rl.config_loading import packaged_config_dir, packaged_configs
+from nemo_code_rl.dry_run import EXIT_FAILED, EXIT_OK, EXIT_PARTIAL
+from tests.engine.seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 

@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("omegaconf", reason="config loading needs omegaconf: pip install omegaconf")
 
-from nemo_code_rl.run import EXIT_INVALID_CONFIG, EXIT_NO_NEMO_RL, EXIT_USAGE, install_message  # noqa: E402
+from nemo_code_rl.run import EXIT_INVALID_CONFIG, EXIT_NO_NEMO_RL, EXIT_USAGE, install_message
 
 NEMO_RL_PRESENT = importlib.util.find_spec("nemo_rl") is not None
 needs_no_nemo_rl = pytest.mark.skipif(

@@ -16,19 +16,19 @@ try:
     from nemo_rl.distributed.ray_actor_environment_registry import ACTOR_ENVIRONMENT_REGISTRY
     from nemo_rl.distributed.virtual_cluster import PY_EXECUTABLES
     from nemo_rl.environments.utils import ENV_REGISTRY, register_env
-except Exception as error:  # absent, or present without its dependencies
+except Exception as error:  # noqa: BLE001 - absent, or present without its dependencies
     pytest.skip(
         f"NeMo RL's registries are not importable here ({type(error).__name__}: {error}); NeMo RL is not on PyPI: "
         "install it from https://github.com/NVIDIA-NeMo/RL or put its source on PYTHONPATH",
         allow_module_level=True,
     )
 
-from nemo_code_rl.config_keys import ConfigError  # noqa: E402
-from nemo_code_rl.config_loading import load_resolved, packaged_config_dir, packaged_configs  # noqa: E402
-from nemo_code_rl.dry_run import NEMO_RL_DATASETS, NEMO_RL_ENVIRONMENTS, NEMO_RL_PROCESSORS  # noqa: E402
-from nemo_code_rl.families import ARC, UNIT_TESTS, available_families, resolve  # noqa: E402
-from nemo_code_rl.processors import code_unit_tests_processor  # noqa: E402
-from nemo_code_rl.registration import NEMO_RL_DATASET_KEYS, register  # noqa: E402
+from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.config_loading import load_resolved, packaged_config_dir, packaged_configs
+from nemo_code_rl.dry_run import NEMO_RL_DATASETS, NEMO_RL_ENVIRONMENTS, NEMO_RL_PROCESSORS
+from nemo_code_rl.families import ARC, UNIT_TESTS, available_families, resolve
+from nemo_code_rl.processors import code_unit_tests_processor
+from nemo_code_rl.registration import NEMO_RL_DATASET_KEYS, register
 
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 
@@ -148,15 +148,27 @@ def test_training_calls_fit_nemo_rls_signatures() -> None:
     try:
         from nemo_rl.algorithms import grpo
         from nemo_rl.models.generation import configure_generation_config
-    except Exception as error:
+    except Exception as error:  # noqa: BLE001 - absent, or present without its dependencies: the skip says which
         pytest.skip(f"nemo_rl.algorithms.grpo does not import here (it needs Python >= 3.12): {error}")
     inspect.signature(grpo.setup).bind("config", "tokenizer", "dataset", "val_dataset")
     inspect.signature(grpo.grpo_train).bind(*range(12))
-    async_arguments = (
-        "policy policy_generation dataloader val_dataloader tokenizer loss_fn task_to_env val_task_to_env "
-        "logger checkpointer grpo_save_state master_config max_trajectory_age_steps teacher_worker_groups "
-        "alias_to_group_alias"
-    ).split()
+    async_arguments = [
+        "policy",
+        "policy_generation",
+        "dataloader",
+        "val_dataloader",
+        "tokenizer",
+        "loss_fn",
+        "task_to_env",
+        "val_task_to_env",
+        "logger",
+        "checkpointer",
+        "grpo_save_state",
+        "master_config",
+        "max_trajectory_age_steps",
+        "teacher_worker_groups",
+        "alias_to_group_alias",
+    ]
     inspect.signature(grpo.async_grpo_train).bind(**dict.fromkeys(async_arguments))
     inspect.signature(configure_generation_config).bind(
         "generation", "tokenizer", has_refit_draft_weights=False, trains_mtp=False

@@ -25,19 +25,19 @@ try:
     from nemo_rl.distributed.batched_data_dict import BatchedDataDict
     from nemo_rl.experience.rollouts import run_multi_turn_rollout
     from nemo_rl.models.generation.interfaces import GenerationInterface
-except Exception as error:  # absent, or present without its dependencies
+except Exception as error:  # noqa: BLE001 - absent, or present without its dependencies
     pytest.skip(
         f"NeMo RL's rollout module is not importable here ({type(error).__name__}: {error}); NeMo RL is not on "
         "PyPI: install it from https://github.com/NVIDIA-NeMo/RL (Python >= 3.13) or put its source on PYTHONPATH",
         allow_module_level=True,
     )
 
-from nemo_code_rl.benchmarking import smollm2  # noqa: E402
-from nemo_code_rl.config_loading import load_resolved, packaged_config_dir  # noqa: E402
-from nemo_code_rl.environments.config import CodeEnvConfig  # noqa: E402
-from nemo_code_rl.processors import problem_from_env_info  # noqa: E402
-from nemo_code_rl.registration import register  # noqa: E402
-from nemo_code_rl.verification import Verifier  # noqa: E402
+from nemo_code_rl.benchmarking import smollm2
+from nemo_code_rl.config_loading import load_resolved, packaged_config_dir
+from nemo_code_rl.environments.config import CodeEnvConfig
+from nemo_code_rl.processors import problem_from_env_info
+from nemo_code_rl.registration import register
+from nemo_code_rl.verification import Verifier
 
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 

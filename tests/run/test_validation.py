@@ -7,9 +7,9 @@ import pytest
 
 pytest.importorskip("omegaconf", reason="config loading needs omegaconf: pip install omegaconf")
 
-from nemo_code_rl.config_loading import load_resolved, packaged_configs  # noqa: E402
-from nemo_code_rl.dry_run import Finding, builtin_names, check_config, layout  # noqa: E402
-from nemo_code_rl.families import UNIT_TESTS, available_families  # noqa: E402
+from nemo_code_rl.config_loading import load_resolved, packaged_configs
+from nemo_code_rl.dry_run import Finding, builtin_names, check_config, layout
+from nemo_code_rl.families import UNIT_TESTS, available_families
 
 CODE_CONFIGS = ["grpo_code_2gpu", "grpo_code_8gpu", "grpo_code_multiturn_8gpu", "grpo_gsm8k_2gpu"]
 

@@ -19,16 +19,16 @@ import pytest
 pytest.importorskip("trl", reason="TRL is not installed: pip install 'nemo-code-rl[trl]'")
 pytest.importorskip("datasets", reason="datasets is not installed: pip install 'nemo-code-rl[trl]'")
 
-from datasets import Dataset  # noqa: E402
-from transformers import LlamaConfig, LlamaForCausalLM  # noqa: E402
-from trl import GRPOConfig, GRPOTrainer  # noqa: E402
+from datasets import Dataset
+from transformers import LlamaConfig, LlamaForCausalLM
+from trl import GRPOConfig, GRPOTrainer
 
-from nemo_code_rl.arc.data import load_arc_tasks  # noqa: E402
-from nemo_code_rl.arc.dataset import ArcDatum  # noqa: E402
-from nemo_code_rl.benchmarking import smollm2  # noqa: E402
-from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems  # noqa: E402
-from nemo_code_rl.integrations.trl import ArcProgramReward, UnitTestReward, arc_trl_rows, trl_rows  # noqa: E402
-from tests.nemo_rl.conftest import tokenizer_config  # noqa: E402, F401  (shared fixture)
+from nemo_code_rl.arc.data import load_arc_tasks
+from nemo_code_rl.arc.dataset import ArcDatum
+from nemo_code_rl.benchmarking import smollm2
+from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems
+from nemo_code_rl.integrations.trl import ArcProgramReward, UnitTestReward, arc_trl_rows, trl_rows
+from tests.nemo_rl.conftest import tokenizer_config  # noqa: F401  (shared fixture)
 
 REPO = Path(__file__).resolve().parents[2]
 

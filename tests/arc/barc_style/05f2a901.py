@@ -11,8 +11,8 @@ def main(input_grid):
     teal = np.where(input_grid == Color.TEAL, Color.TEAL, Color.BLACK)
     rx, ry = object_position(red, anchor="center")
     tx, ty = object_position(teal, anchor="center")
-    rx0, ry0, rw, rh = bounding_box(red)
-    tx0, ty0, tw, th = bounding_box(teal)
+    rx0, _ry0, rw, _rh = bounding_box(red)
+    tx0, _ty0, tw, _th = bounding_box(teal)
     overlap_x = rx0 < tx0 + tw and tx0 < rx0 + rw
     dx, dy = (0, int(np.sign(ty - ry))) if overlap_x else (int(np.sign(tx - rx)), 0)
     x, y = 0, 0

@@ -10,7 +10,7 @@ def main(input_grid):
     rectangles = find_connected_components(input_grid, monochromatic=True, connectivity=4)
 
     def area(rectangle):
-        x, y, w, h = bounding_box(rectangle)
+        _x, _y, w, h = bounding_box(rectangle)
         return w * h
 
     return crop(min(rectangles, key=area))
