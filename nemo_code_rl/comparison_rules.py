@@ -24,18 +24,25 @@ _SHOWN_CHARS = 60
 class TextRules(Protocol):
     """The fields of ``comparison.ComparisonConfig`` that stdout comparison reads."""
 
-    mode: ComparisonMode
-    abs_tol: float
-    rel_tol: float
-    case_sensitive: bool
+    @property
+    def mode(self) -> ComparisonMode: ...
+    @property
+    def abs_tol(self) -> float: ...
+    @property
+    def rel_tol(self) -> float: ...
+    @property
+    def case_sensitive(self) -> bool: ...
 
 
 class ValueRules(Protocol):
     """The fields of ``comparison.ValueComparisonConfig`` that value comparison reads."""
 
-    abs_tol: float
-    rel_tol: float
-    unwrap_singleton: bool
+    @property
+    def abs_tol(self) -> float: ...
+    @property
+    def rel_tol(self) -> float: ...
+    @property
+    def unwrap_singleton(self) -> bool: ...
 
 
 @dataclass(frozen=True)

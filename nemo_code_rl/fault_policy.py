@@ -136,7 +136,7 @@ class FaultPolicy:
         self._last_cause = ""
 
     def verify(
-        self, verify: Callable[[list[Job]], list[Result]], jobs: list[Job]
+        self, verify: Callable[[Sequence[Job]], list[Result]], jobs: list[Job]
     ) -> tuple[list[Result] | None, str]:
         """``verify(jobs)``, retried once if it raises; ``(None, cause)`` when both calls failed."""
         cause = ""

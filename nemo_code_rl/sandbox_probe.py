@@ -45,7 +45,7 @@ def sandbox_problems(config: Mapping[str, Any]) -> list[str]:
     for _, entry in dataset_entries(config):
         name = entry.get("env_name") if isinstance(entry, Mapping) else None
         section = env_sections.get(name)
-        if family_named(name) is None or not isinstance(section, Mapping):
+        if not isinstance(name, str) or family_named(name) is None or not isinstance(section, Mapping):
             continue
         level = str(section.get("isolation") or FULL)
         backend = backend_config(section.get("backend"), f"env.{name}.backend")

@@ -63,7 +63,7 @@ def read_completions(path: str | Path) -> list[Completion]:
     for index, (number, line) in enumerate(lines):
         row, error = _completion_row(line)
         key = str(row["id"]) if isinstance(row, dict) and row.get("id") is not None else None
-        if error:
+        if error or key is None:
             completions.append(Completion(key, "", index, None, number, error))
             continue
         completions.append(Completion(key, row["completion"], index, counts[key], number))
@@ -150,7 +150,7 @@ def score(
         base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
         emit({**base, "status": _status(result), **result})
 
-    verifier.verify_batch([(by_id[c.id], c.completion) for c in known], on_verified=judged)
+    verifier.verify_batch([(by_id[str(c.id)], c.completion) for c in known], on_verified=judged)
     return [rows[completion.index] for completion in completions]
 
 
@@ -344,7 +344,8 @@ def read_partial_results(
             raise ValueError(
                 f"{path}: line {number} is not a results row; remove the file or drop --resume"
             ) from None
-        completion = by_index.get(row.get("index")) if isinstance(row, dict) else None
+        index = row.get("index") if isinstance(row, dict) else None
+        completion = by_index.get(index) if isinstance(index, int) else None
         if completion is None or completion.id != row.get("id"):
             raise ValueError(
                 f"{path}: line {number} is not a result of these completions (index/id do not match); "

@@ -371,9 +371,9 @@ class Verifier:
         for index, (problem, completion) in enumerate(items):
             code, reason = candidate_code(problem, completion, self.config.extraction)
             if code is None:
-                verifications[index] = self._format_failure(problem, reason)
+                failure = verifications[index] = self._format_failure(problem, reason)
                 if on_verified is not None:
-                    on_verified(index, verifications[index])
+                    on_verified(index, failure)
             elif (id(problem), code) in jobs:
                 repeats.setdefault(jobs[id(problem), code].index, []).append(index)
             else:
@@ -398,11 +398,11 @@ class Verifier:
         )
         self._run_checkers(unique)
         for job in unique:
-            verifications[job.index] = self._verification(job)
+            verification = verifications[job.index] = self._verification(job)
             if job.index not in emitted:
-                finished(job, verifications[job.index])
+                finished(job, verification)
             for index in repeats.get(job.index, ()):
-                verifications[index] = _repeat(verifications[job.index])
+                verifications[index] = _repeat(verification)
         missing = [index for index, v in enumerate(verifications) if v is None]
         assert not missing, f"completions {missing} have no verification"
         return typing.cast("list[Verification]", verifications)

@@ -47,7 +47,7 @@ def score_arc(
     if len(views) != len(completions):
         raise ValueError(f"{len(views)} augmentations for {len(completions)} completions")
     known = [(c, a) for c, a in zip(completions, views, strict=True) if c.id in by_id]
-    jobs = [(a.apply_task(by_id[c.id]) if a else by_id[c.id], c.completion) for c, a in known]
+    jobs = [(a.apply_task(by_id[str(c.id)]) if a else by_id[str(c.id)], c.completion) for c, a in known]
     verified = iter(verifier.verify_batch(jobs, progress=progress))
     rows = []
     for completion, augmentation in zip(completions, views, strict=True):

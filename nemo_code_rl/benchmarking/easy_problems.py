@@ -139,7 +139,9 @@ def easy_problems(
     return problems[n_held_out:], problems[:n_held_out]
 
 
-def _problem(template: _Template, constant: Any, rng: random.Random, kind: str) -> Problem:
+def _problem(
+    template: _Template, constant: Any, rng: random.Random, kind: Literal["call", "assert"]
+) -> Problem:
     name = template.name.format(c=constant)
     parameter = template.parameter
     solution = f"def {name}({parameter}):\n    return {template.solution.format(p=parameter, c=constant)}\n"

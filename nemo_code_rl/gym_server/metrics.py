@@ -47,7 +47,7 @@ def aggregate_metrics(verify_responses: Sequence[Mapping[str, Any]]) -> Aggregat
     tasks = group_by_task(rows)
     group_level = []
     for task_index, task_rows in sorted(tasks.items()):
-        group = {TASK_INDEX_KEY: task_index, "num_rollouts": len(task_rows)}
+        group: dict[str, float] = {TASK_INDEX_KEY: task_index, "num_rollouts": len(task_rows)}
         group.update(baseline_statistics(task_rows))
         group_level.append(group)
     agent_metrics = baseline_statistics(rows)

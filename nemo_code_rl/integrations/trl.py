@@ -213,12 +213,13 @@ class UnitTestReward(_EngineReward):
         started = time.perf_counter()
         texts = [completion_text(c) for c in completions]
         problems = self._problems(sample_rows(len(texts), columns))
-        judged = [i for i, problem in enumerate(problems) if problem is not None]
+        readable = [(i, problem) for i, problem in enumerate(problems) if problem is not None]
+        judged = [i for i, _ in readable]
         checked, cause = self.faults.verify(
-            self.verifier.verify_batch, [(problems[i], texts[i]) for i in judged]
+            self.verifier.verify_batch, [(problem, texts[i]) for i, problem in readable]
         )
         verifications: list[Verification | None] = [None] * len(texts)
-        for index, verification in zip(judged, checked or [None] * len(judged), strict=True):
+        for index, verification in zip(judged, checked, strict=True) if checked is not None else ():
             verifications[index] = verification
         ids = [problem.id if problem is not None else None for problem in problems]
         settlement = self.faults.settle([_attempt(ids[i], verifications[i], cause) for i in judged])
@@ -300,9 +301,10 @@ class ArcProgramReward(_EngineReward):
             except (ProblemFormatError, ValueError) as error:
                 self._warn_bad_row(index, error)
                 data.append(None)
-        judged = [i for i, datum in enumerate(data) if datum is not None]
+        readable = [(i, datum) for i, datum in enumerate(data) if datum is not None]
+        judged = [i for i, _ in readable]
         verified, cause = self.faults.verify(
-            self.verifier.verify_batch, [(data[i].task, texts[i]) for i in judged]
+            self.verifier.verify_batch, [(datum.task, texts[i]) for i, datum in readable]
         )
         checked = dict(zip(judged, verified, strict=True)) if verified is not None else {}
         ids = [datum.task.id if datum is not None else None for datum in data]
