@@ -13,6 +13,6 @@ import shutil, sys
 shutil.copytree(sys.argv[1], sys.argv[2], ignore=shutil.ignore_patterns(
     ".git", ".venv*", "build", "*.egg-info", "__pycache__", "logs", "*-logs"))
 PY
-python -m pip install -q --no-deps --no-build-isolation --target "$work/site" "$work/src"
+python -m pip install -q --no-deps --target "$work/site" "$work/src"
 cd "$work/site"
 python -m mypy --config-file "$root/pyproject.toml" -p nemo_code_rl

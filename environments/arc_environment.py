@@ -127,7 +127,8 @@ class ArcProgramEnvironment(
         return f"Environment: {right}/{total} training examples right; reward {verification.reward:g}."
 
 
-ArcProgramsEnvironment = ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=1000)(
+# ray's stubs lack max_concurrency for actor classes
+ArcProgramsEnvironment = ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=1000)(  # type: ignore[call-overload]
     ArcProgramEnvironment
 )
 """The Ray actor class NeMo RL instantiates with the ``env.arc_programs`` dict (register this fqn)."""

@@ -93,7 +93,8 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
         return f"Environment: {verification.n_passed}/{verification.n_total} tests passed."
 
 
-CodeUnitTestEnvironment = ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=1000)(
+# ray's stubs lack max_concurrency for actor classes
+CodeUnitTestEnvironment = ray.remote(max_restarts=-1, max_task_retries=-1, max_concurrency=1000)(  # type: ignore[call-overload]
     UnitTestEnvironment
 )
 """The Ray actor class NeMo RL instantiates with the ``env.<name>`` dict (register this fqn)."""

@@ -10,10 +10,9 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any
 
+from nemo_code_rl.engine.backend import ExecutionBackend
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult
@@ -30,14 +29,14 @@ class BackendRun:
     startup_s: float
 
 
-def _docker_pool(workers: int, limits: Limits) -> tuple[str, AbstractContextManager[Any]]:
+def _docker_pool(workers: int, limits: Limits) -> tuple[str, ExecutionBackend]:
     from nemo_code_rl.engine.docker_pool import DockerExecutionPool
 
     pool = DockerExecutionPool(workers=workers, limits=limits)
     return f"engine, Docker, isolation={pool.isolation}", pool
 
 
-def _ray_pool(workers: int, limits: Limits) -> tuple[str, AbstractContextManager[Any]]:
+def _ray_pool(workers: int, limits: Limits) -> tuple[str, ExecutionBackend]:
     import ray
 
     from nemo_code_rl.engine.ray_pool import RayExecutionPool
@@ -54,7 +53,7 @@ def _ray_pool(workers: int, limits: Limits) -> tuple[str, AbstractContextManager
     return f"engine, Ray, {len(pool.actors)} actors x {pool.size // len(pool.actors)}", pool
 
 
-_FACTORIES: dict[str, Callable[[int, Limits], tuple[str, AbstractContextManager[Any]]]] = {
+_FACTORIES: dict[str, Callable[[int, Limits], tuple[str, ExecutionBackend]]] = {
     "docker": _docker_pool,
     "ray": _ray_pool,
 }

@@ -40,6 +40,7 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from types import ModuleType
+from typing import IO, Any, Self
 from unittest import mock
 
 from nemo_code_rl.benchmarking.workload import outputs_match
@@ -69,7 +70,7 @@ def _system_exit_error(exc: SystemExit) -> str | None:
     return None if exc.code in (None, 0) else f"exit status {exc.code}"
 
 
-def _exec_under_alarm(code: object, timeout_s: float) -> str | None:
+def _exec_under_alarm(code: Any, timeout_s: float) -> str | None:
     """Run one test in this process under a SIGALRM timer; the error line, or None when it finished."""
     signal.setitimer(signal.ITIMER_REAL, timeout_s)
     try:
@@ -138,11 +139,12 @@ def _exec_patched(code: object, data: str, timeout_s: float) -> Outcome:
             raise EOFError("EOF when reading a line")
         return line.rstrip("\n")
 
-    def fake_open(file: object, *args: object, **kwargs: object) -> object:
+    def fake_open(file: Any, *args: Any, **kwargs: Any) -> Any:
         if file == 0:
             return io.TextIOWrapper(io.BytesIO(encoded), encoding="utf-8")
         return real_open(file, *args, **kwargs)
 
+    # what such harnesses do: the program's input() and open(0) read the test's input
     builtins.input, builtins.open, sys.stdin, sys.stdout = fake_input, fake_open, stdin, stdout
     try:
         error = _exec_under_alarm(code, timeout_s)
@@ -214,7 +216,12 @@ def _lcb_wrapped(source: str) -> str:
     function = ast.FunctionDef(
         name="wrapped_function", args=arguments, body=rest, decorator_list=[], lineno=1
     )
-    return _LCB_PRELUDE + ast.unparse(imports) + "\n" + ast.unparse(ast.fix_missing_locations(function))
+    return (
+        _LCB_PRELUDE
+        + ast.unparse(ast.Module(body=list(imports), type_ignores=[]))
+        + "\n"
+        + ast.unparse(ast.fix_missing_locations(function))
+    )
 
 
 _GUARDED_OS_FUNCTIONS = (
@@ -229,10 +236,10 @@ def _lcb_guard() -> None:
     for name in _GUARDED_OS_FUNCTIONS:
         if hasattr(os, name):
             setattr(os, name, None)
-    subprocess.Popen = None  # type: ignore[misc]
+    subprocess.Popen = None  # type: ignore[misc, assignment]
 
 
-def _lcb_test(function: object, data: str, timeout_s: float) -> Outcome:
+def _lcb_test(function: Callable[[], object], data: str, timeout_s: float) -> Outcome:
     lines = iter(data.split("\n"))
     stdin = io.TextIOWrapper(io.BytesIO(data.encode()), encoding="utf-8")
     stdout, real_stdout = io.StringIO(), sys.stdout
@@ -313,7 +320,8 @@ _CHILDREN = {"c": _lcb_child, "c_lean": _manager_child, "judge": _judging_child}
 # --- (d) the bare fork floor ----------------------------------------------------------------------
 
 
-def _read_frame(stream: io.BufferedReader) -> bytes | None:
+def _read_frame(stream: IO[bytes] | None) -> bytes | None:
+    assert stream is not None, "a pipe of a process started with PIPE"
     header = stream.read(4)
     if len(header) < 4:
         return None
@@ -321,7 +329,8 @@ def _read_frame(stream: io.BufferedReader) -> bytes | None:
     return stream.read(size)
 
 
-def _write_frame(stream: io.BufferedWriter, payload: bytes) -> None:
+def _write_frame(stream: IO[bytes] | None, payload: bytes) -> None:
+    assert stream is not None, "a pipe of a process started with PIPE"
     stream.write(struct.pack("!I", len(payload)) + payload)
     stream.flush()
 
@@ -387,7 +396,7 @@ def _fork_program(source: str, inputs: list[bytes], timeout_s: float, protocol_f
     return payload or pickle.dumps([("", "forked child died")] * len(inputs))
 
 
-def _serve(handle: Callable[[object], object]) -> None:
+def _serve(handle: Callable[[Any, tuple[int, int]], object]) -> None:
     """The loop of one served process: requests arrive as length-prefixed pickles on stdin and
     replies leave the same way on stdout; both are moved off fds 0/1 first so nothing a program
     does to its stdio can corrupt the protocol."""
@@ -436,7 +445,7 @@ class _ServedProcesses:
         self._entry = entry
         self._processes: list[subprocess.Popen] = []
 
-    def __enter__(self) -> _ServedProcesses:
+    def __enter__(self) -> Self:
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(_PACKAGE_ROOT), env.get("PYTHONPATH")]))
         command = [
@@ -464,14 +473,16 @@ class _ServedProcesses:
     def close(self) -> None:
         for process in self._processes:
             with contextlib.suppress(BrokenPipeError):
-                process.stdin.close()
+                if process.stdin is not None:
+                    process.stdin.close()
         for process in self._processes:
             try:
                 process.wait(timeout=10)
             except subprocess.TimeoutExpired:
                 process.kill()
                 process.wait()
-            process.stdout.close()
+            if process.stdout is not None:
+                process.stdout.close()
         self._processes.clear()
 
     def _map(self, requests: Sequence[object]) -> list:

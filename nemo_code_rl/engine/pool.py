@@ -113,6 +113,8 @@ class _Worker:
             cwd="/",
             start_new_session=True,
         )
+        assert self.process.stdin is not None and self.process.stdout is not None  # both PIPE
+        self.stdin, self.stdout = self.process.stdin, self.process.stdout
         self.reader = wire.FrameReader()
         self.job: int | None = None
         self.deadline = 0.0
@@ -120,7 +122,7 @@ class _Worker:
 
     @property
     def out_fd(self) -> int:
-        return self.process.stdout.fileno()
+        return self.stdout.fileno()
 
     @property
     def pid(self) -> int:
@@ -151,7 +153,7 @@ class _Worker:
 
     def send(self, message: dict, job: int, deadline: float) -> bool:
         try:
-            wire.write_frame(self.process.stdin.fileno(), message)
+            wire.write_frame(self.stdin.fileno(), message)
         except OSError:
             return False
         self.job, self.deadline = job, deadline
@@ -160,7 +162,7 @@ class _Worker:
     def cancel(self, job: int) -> None:
         """Ask the worker to stop ``job``; harmless if it has already finished."""
         with contextlib.suppress(OSError):
-            wire.write_frame(self.process.stdin.fileno(), {"cancel": job})
+            wire.write_frame(self.stdin.fileno(), {"cancel": job})
 
     def kill(self) -> None:
         with contextlib.suppress(ProcessLookupError, PermissionError):
@@ -175,7 +177,7 @@ class _Worker:
             self.cgroup.remove()
 
     def close_pipes(self) -> None:
-        for pipe in (self.process.stdin, self.process.stdout):
+        for pipe in (self.stdin, self.stdout):
             with contextlib.suppress(OSError):
                 pipe.close()
 
@@ -197,12 +199,13 @@ def _await_handshakes(workers: Sequence[WorkerHandle], timeout_s: float) -> None
                 worker.report = frames[0]
                 del waiting[fd]
     for worker in workers:
-        if worker.report.get("ok"):
+        report = worker.report or {}
+        if report.get("ok"):
             continue
-        if worker.report.get("level") == sandbox.CONTAINER:  # no namespaces to enable: the error says it all
-            raise IsolationUnavailable(worker.report.get("error"))
+        if report.get("level") == sandbox.CONTAINER:  # no namespaces to enable: the error says it all
+            raise IsolationUnavailable(report.get("error"))
         raise IsolationUnavailable(
-            f"{worker.report.get('error')}. Run on a host that allows namespaces (as root, or with "
+            f"{report.get('error')}. Run on a host that allows namespaces (as root, or with "
             "unprivileged user namespaces enabled), or lower the isolation explicitly with "
             "isolation='none' (rlimits and process groups only; untrusted code can then read and "
             "write what this user can)."
@@ -268,12 +271,13 @@ class WorkerPool(Generic[W]):
     @property
     def isolation(self) -> str:
         """The isolation level the workers obtained."""
-        return self._workers[0].report["level"] if self._workers else self._level
+        return (self._workers[0].report or {}).get("level", self._level) if self._workers else self._level
 
     @property
     def isolation_report(self) -> dict:
         """What the first worker reported at start-up: level, identity, namespaces, preloads."""
-        return {k: v for k, v in self._workers[0].report.items() if k != "ok"} if self._workers else {}
+        report = (self._workers[0].report or {}) if self._workers else {}
+        return {k: v for k, v in report.items() if k != "ok"}
 
     @property
     def size(self) -> int:
@@ -388,13 +392,16 @@ class WorkerPool(Generic[W]):
                     lose(worker, f"process exited with status {worker.exit_status()}")
                     continue
                 for frame in frames:
-                    if frame.get("id") != worker.job:
+                    running = worker.job
+                    if running is None or frame.get("id") != running:
                         continue
                     if "partial" in frame:
-                        if stop_when(worker.job, frame["partial"], _to_result(frame["result"])):
-                            worker.cancel(worker.job)
+                        if stop_when is not None and stop_when(
+                            running, frame["partial"], _to_result(frame["result"])
+                        ):
+                            worker.cancel(running)
                         continue
-                    job, worker.job = worker.job, None
+                    job, worker.job = running, None
                     finish(job, [_to_result(r) for r in frame["results"]])
             now = time.monotonic()
             for worker in [w for w in busy.values() if w.job is not None and w.deadline < now]:

@@ -31,6 +31,7 @@ import traceback
 import types
 from collections.abc import Sequence
 from types import CodeType
+from typing import Any
 
 FILENAME = "main.py"
 MAX_SOURCE_CHARS = 4 * 1024 * 1024
@@ -89,9 +90,9 @@ class _Stdio:
     def __init__(self, control: socket.socket, own_stdin: bool) -> None:
         self.control = control
         self.stdin_fd = os.memfd_create("stdin", 0) if own_stdin else -1
-        self.stdin, self.stdout, self.stderr = (
-            _PREBUILT if _PREBUILT else (_new_stdin(), _new_stdout(), _new_stderr())
-        )
+        streams = _PREBUILT if _PREBUILT else (_new_stdin(), _new_stdout(), _new_stderr())
+        self.stdin: io.TextIOWrapper | None = streams[0]
+        self.stdout, self.stderr = streams[1], streams[2]
 
     def send_pipes(self, message: str) -> tuple[int, int]:
         """Send ``message`` with the read ends of two new pipes; return their write ends."""
@@ -125,9 +126,10 @@ class _Stdio:
             self.stdout = _new_stdout()
         if sys.stderr is not self.stderr or self.stderr.closed:
             self.stderr = _new_stderr()
-        sys.stdin = sys.__stdin__ = self.stdin
-        sys.stdout = sys.__stdout__ = self.stdout
-        sys.stderr = sys.__stderr__ = self.stderr
+        # The program's ``sys.__stdin__`` & co. are its own streams too (typeshed calls them final).
+        sys.stdin = sys.__stdin__ = self.stdin  # type: ignore[misc]
+        sys.stdout = sys.__stdout__ = self.stdout  # type: ignore[misc]
+        sys.stderr = sys.__stderr__ = self.stderr  # type: ignore[misc]
         self.stdin = None
 
 
@@ -147,7 +149,7 @@ def _take_private_stdin(control: socket.socket) -> None:
 
 def _finish_interpreter_duties() -> None:
     """What a real interpreter does at exit: wait for non-daemon threads, run atexit hooks, flush."""
-    if len(threading._active) > 1 or threading._limbo:
+    if len(threading._active) > 1 or threading._limbo:  # type: ignore[attr-defined]  # CPython's own test
         main = threading.main_thread()
         for thread in threading.enumerate():
             if thread is not main and not thread.daemon:
@@ -155,7 +157,7 @@ def _finish_interpreter_duties() -> None:
     if atexit._ncallbacks():
         atexit._run_exitfuncs()
         atexit._clear()
-    streams = (sys.stdout, sys.stderr)
+    streams: tuple[Any, ...] = (sys.stdout, sys.stderr)
     if sys.__stdout__ is not sys.stdout or sys.__stderr__ is not sys.stderr:
         streams += (sys.__stdout__, sys.__stderr__)
     for stream in streams:

@@ -25,6 +25,7 @@ import sys
 import termios
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from nemo_code_rl.engine import cgroups, runner, sandbox, template, wire
 from nemo_code_rl.engine.limits import Limits
@@ -248,7 +249,7 @@ class _Chain:
             for fd in fds:
                 os.close(fd)
             fds = []
-        report = _report(parsed[3]) if kind == b"E" else None
+        report = _report(parsed[3]) if parsed and kind == b"E" else None
         if report is not None and self.streams and (fds or not expects_pipes):
             self._on_end(report)
             self.streams = self._new_streams(*fds) if fds else {}
@@ -257,7 +258,7 @@ class _Chain:
             return
         for fd in fds:
             os.close(fd)
-        if kind == b"X" and index == self.index:
+        if parsed and kind == b"X" and index == self.index:
             reason = parsed[3].decode("utf-8", errors="replace")[:300]
             self._store(Verdict.RUNTIME_ERROR, error=f"sandbox set-up failed: {reason}")
         else:
@@ -267,6 +268,7 @@ class _Chain:
     def _send_private_stdin(self, fd: int) -> None:
         """Hand the child the next private input, now that it has ended the previous one."""
         fds = fd.to_bytes(_FD_BYTES, sys.byteorder)
+        assert self.control is not None, "a child is running, so its control channel is open"
         try:
             self.control.sendmsg([b"S"], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
         except OSError:
@@ -441,12 +443,14 @@ def _report(text: bytes) -> dict | None:
     if not isinstance(report, dict) or set(report) != set(_REPORT_FIELDS):
         return None
     for name, kind in _REPORT_FIELDS.items():
-        value = report[name]
+        value: Any = report[name]
         if kind is float and type(value) is int:
             value = report[name] = float(value)
-        if type(value) is not kind or (kind is float and not math.isfinite(value)):
+        if type(value) is not kind:
             return None
-        if kind is int and not -(1 << 62) < value < 1 << 62:
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, int) and not -(1 << 62) < value < 1 << 62:
             return None
     return report
 

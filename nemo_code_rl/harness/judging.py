@@ -31,9 +31,14 @@ def spec(
     return {
         "kind": kind,
         "expected": list(expected),
-        "comparison": {name: getattr(comparison, name) for name in TextRules.__annotations__},
-        "values": {name: getattr(values, name) for name in ValueRules.__annotations__},
+        "comparison": {name: getattr(comparison, name) for name in _fields(TextRules)},
+        "values": {name: getattr(values, name) for name in _fields(ValueRules)},
     }
+
+
+def _fields(rules: type) -> tuple[str, ...]:
+    """The settings a rules protocol reads (its properties)."""
+    return tuple(name for name, member in vars(rules).items() if isinstance(member, property))
 
 
 class Judge:
