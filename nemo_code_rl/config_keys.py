@@ -14,8 +14,7 @@ import difflib
 import functools
 import types
 import typing
-from collections.abc import Callable, Iterable, Mapping
-from functools import cache
+from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar, TypeVar, dataclass_transform
 
 import pydantic
@@ -70,16 +69,11 @@ def config_section(cls: type[Section]) -> type[Section]:
     @functools.wraps(validating_init)
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         # Built in code (``VerifierConfig(timeout_s=0)``, ``dataclasses.replace``): the same error.
-        number_key = _bool_for_number(type(self), kwargs)
-        if number_key:
-            where = getattr(type(self), "WHERE", type(self).__name__)
-            raise ConfigError(
-                f"{'.'.join([where, *number_key])}: expected a number, got {_at(kwargs, number_key)!r}"
-            )
+        where = getattr(type(self), "WHERE", type(self).__name__)
+        _refuse_bool_for_number(type(self), kwargs, where)
         try:
             validating_init(self, *args, **kwargs)
         except ValidationError as error:
-            where = getattr(type(self), "WHERE", type(self).__name__)
             raise ConfigError(describe(error, type(self), where)) from None
 
     section.__init__ = __init__  # type: ignore[method-assign]
@@ -113,11 +107,7 @@ class ConfigSection:
 
 def parse_section(cls: type[Section], data: Mapping[str, Any], where: str) -> Section:
     """``cls`` built from ``data``; the first problem found becomes a ``ConfigError`` in words."""
-    number_key = _bool_for_number(cls, data)
-    if number_key:
-        raise ConfigError(
-            f"{'.'.join([where, *number_key])}: expected a number, got {_at(data, number_key)!r}"
-        )
+    _refuse_bool_for_number(cls, data, where)
     try:
         return _adapter(cls).validate_python(dict(data))
     except ValidationError as error:
@@ -170,6 +160,12 @@ def _dataclass_in(annotation: Any) -> type | None:
     return None
 
 
+def _refuse_bool_for_number(cls: type, data: Mapping[str, Any], where: str) -> None:
+    path = _bool_for_number(cls, data)
+    if path:
+        raise ConfigError(f"{'.'.join([where, *path])}: expected a number, got {_at(data, path)!r}")
+
+
 def _bool_for_number(cls: type, data: Mapping[str, Any]) -> list[str] | None:
     """The key path of the first ``true``/``false`` given for a number, which pydantic would take
     as 1 or 0: in YAML that is a slip (``abs_tol: true``), never a tolerance."""
@@ -195,7 +191,7 @@ def _at(data: Mapping[str, Any], path: list[str]) -> Any:
     return data
 
 
-@cache
+@functools.cache
 def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls)
 
@@ -207,8 +203,3 @@ def _adapter(cls: Any) -> TypeAdapter[Any]:
     if cls not in _ADAPTERS:
         _ADAPTERS[cls] = TypeAdapter(cls)
     return _ADAPTERS[cls]
-
-
-def section_validator(check: Callable[..., Any]) -> Any:
-    """A before-validator for a section (a classmethod taking and returning the raw mapping)."""
-    return pydantic.model_validator(mode="before")(check)
