@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nemo_code_rl.problem_rows import problem_from_datum, prompt_messages
+from nemo_code_rl.problem_rows import encoded_problem_from_datum, prompt_messages
 from nemo_code_rl.processors.datum import chat_datum
 from nemo_code_rl.processors.env_info import env_info_for_problem
 
@@ -51,6 +51,9 @@ def code_unit_tests_prompt(
 ) -> tuple[list[dict[str, str]], dict[str, Any]]:
     """What the processor makes of a row before the chat template: the prompt's messages and the
     ``extra_env_info``. The dry run calls it where no tokenizer is at hand, so its samples take the
-    processor's own path."""
-    problem = problem_from_datum(datum_dict, idx)
+    processor's own path.
+
+    A row of our dataset classes is not parsed again: its prompt comes from the problem's header
+    column and its encoded problem goes to ``extra_env_info`` as it is (``problem_rows``)."""
+    problem = encoded_problem_from_datum(datum_dict, idx)
     return prompt_messages(problem, task_data_spec), env_info_for_problem(problem)

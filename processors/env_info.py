@@ -3,27 +3,34 @@
 The processor writes it and the environment reads it, so both sides must agree; keeping the pair
 of functions in one small module (with no torch or NeMo RL import) is what guarantees that.
 
-The whole canonical ``Problem`` travels as JSON *text* under ``"problem"``: tests are ragged nested
-lists (and call-based arguments are JSON themselves), which Arrow and batch collation would
-otherwise pad, re-type or split. A few plain fields ride beside it for logging.
+The whole ``Problem`` travels as JSON *text* under ``"problem"``, in the package's one encoding
+(``nemo_code_rl.problem_codec``): tests are ragged nested lists (and call-based arguments are JSON
+themselves), which Arrow and batch collation would otherwise pad, re-type or split. The processor
+passes on the text the loader wrote (no re-encoding) and the environment decodes it without the
+row parser; the text carries its codec version, so a run whose processor and environment come from
+different versions of the package either reads the older form (a canonical row, parsed as before)
+or stops with an error naming both versions. A few plain fields ride beside it for logging.
 """
 
 from __future__ import annotations
 
 import functools
-import json
 from collections.abc import Mapping
 from typing import Any
 
-from nemo_code_rl.problems import Problem, ProblemFormatError, decoded_json, parse_problem
+from nemo_code_rl.problem_codec import EncodedProblem, decode_problem
+from nemo_code_rl.problems import Problem, ProblemFormatError, decoded_json
 
 PROBLEM_KEY = "problem"
 # Problems kept parsed: a step's prompts, with room to spare (tests can be megabytes each).
 RECENT_PROBLEMS = 256
 
 
-def env_info_for_problem(problem: Problem) -> dict[str, Any]:
+def env_info_for_problem(problem: Problem | EncodedProblem) -> dict[str, Any]:
     """The ``extra_env_info`` dict for ``problem``: everything the environment needs to verify it.
+
+    An ``EncodedProblem`` (a dataset row's, see ``problem_rows``) goes in as it is, its text not
+    decoded; a ``Problem`` is encoded first.
 
     >>> from nemo_code_rl.problems import parse_problem
     >>> info = env_info_for_problem(parse_problem({"id": 1, "question": "Echo.", "input_output":
@@ -31,16 +38,17 @@ def env_info_for_problem(problem: Problem) -> dict[str, Any]:
     >>> (info["problem_id"], info["n_tests"], problem_from_env_info(info).inputs)
     ('1', 1, ['a'])
     """
+    encoded = problem if isinstance(problem, EncodedProblem) else EncodedProblem.of(problem)
     return {
-        PROBLEM_KEY: json.dumps(problem.to_dict(), ensure_ascii=False, default=str),
-        "problem_id": problem.id,
-        "kind": problem.kind,
-        "n_tests": problem.n_tests,
+        PROBLEM_KEY: encoded.text,
+        "problem_id": encoded.problem_id,
+        "kind": encoded.kind,
+        "n_tests": encoded.n_tests,
     }
 
 
 def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
-    """The ``Problem`` that ``env_info_for_problem`` encoded.
+    """The ``Problem`` that ``env_info_for_problem`` encoded, decoded without the row parser.
 
     Accepts the dict itself or JSON text of it (for callers that stored the whole dict as one
     string column), and a ``"problem"`` entry that is JSON text or an already-decoded dict.
@@ -54,19 +62,14 @@ def problem_from_env_info(info: Mapping[str, Any] | str) -> Problem:
 
 @functools.lru_cache(maxsize=RECENT_PROBLEMS)
 def _problem_from_text(text: str) -> Problem:
-    """Samples of one prompt carry the same text; they share one ``Problem``, parsed once, so the
+    """Samples of one prompt carry the same text; they share one ``Problem``, decoded once, so the
     verifier runs a completion repeated within the group once (see ``Verifier.verify_batch``)."""
-    return _problem_from_row(decoded_json(text, f"extra_env_info.{PROBLEM_KEY}"))
+    return _problem_from_row(text)
 
 
 def _problem_from_row(row: Any) -> Problem:
-    if not isinstance(row, Mapping):
-        raise ProblemFormatError(
-            f"must be a canonical problem (JSON object), got {type(row).__name__}",
-            field=f"extra_env_info.{PROBLEM_KEY}",
-        )
     try:
-        return parse_problem(row)
+        return decode_problem(row)
     except ProblemFormatError as error:
         raise error.under(f"extra_env_info.{PROBLEM_KEY}") from error
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from nemo_code_rl.problem_codec import CODEC_KEY, CODEC_VERSION
 from nemo_code_rl.problem_loading import load_code_dataset
 from nemo_code_rl.problems import ProblemFormatError, load_problems
 from nemo_code_rl.processors import env_info_for_problem, problem_from_env_info
@@ -62,3 +63,20 @@ def test_a_hub_id_needs_datasets() -> None:
             load_code_dataset("deepmind/code_contests")
     else:
         pytest.skip("datasets is installed and there is no hub access here to load from")
+
+
+def test_env_info_of_an_earlier_version_is_still_read(fixtures_dir: Path) -> None:
+    """Before the codec, the processor wrote the canonical row (no version tag): it still reads."""
+    for problem in load_problems(fixtures_dir / "sandboxfusion" / "code_eval_mbpp.jsonl"):
+        legacy = {"problem": json.dumps(problem.to_dict()), "problem_id": problem.id}
+        assert problem_from_env_info(legacy) == problem
+
+
+def test_env_info_of_an_unknown_codec_version_is_a_clear_error() -> None:
+    problem = load_problems([{"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]}])[0]
+    info = env_info_for_problem(problem)
+    future = {**json.loads(info["problem"]), CODEC_KEY: CODEC_VERSION + 1}
+    with pytest.raises(ProblemFormatError, match="codec version 2, but this nemo_code_rl reads version 1"):
+        problem_from_env_info({**info, "problem": json.dumps(future)})
+    with pytest.raises(ProblemFormatError, match=r"unknown fields \['tests'\]"):
+        problem_from_env_info({**info, "problem": json.dumps({**json.loads(info["problem"]), "tests": []})})

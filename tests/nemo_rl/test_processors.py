@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl import problem_loading, problem_rows
+from nemo_code_rl import problem_codec, problem_loading, problem_rows
 from nemo_code_rl.problem_loading import human_eval_path, load_code_dataset
 from nemo_code_rl.problem_rows import to_dataset_rows
 from nemo_code_rl.problems import ProblemFormatError, parse_problem
@@ -48,7 +48,7 @@ def _human_eval_rows() -> list[dict]:
 
 
 def test_docstring_examples() -> None:
-    for module in (code_processors, env_info, problem_loading, problem_rows):
+    for module in (code_processors, env_info, problem_codec, problem_loading, problem_rows):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 

@@ -95,7 +95,7 @@ def test_the_code_dataset_through_nemo_rls_loader() -> None:
         data = load_response_dataset(dict(entry))
     assert (data.task_name, len(data.dataset), len(data.val_dataset)) == ("code_unit_tests", 3, 2)
     assert data.processor is code_unit_tests_processor and data.task_spec.task_name == "code_unit_tests"
-    assert set(data.dataset[0]) == {"code_problem_json", "task_name"}
+    assert set(data.dataset[0]) == {"code_problem_json", "code_problem_header", "task_name"}
 
     by_path = load_response_dataset({**entry, "dataset_name": UNIT_TESTS.dataset, "task_name": "mine"})
     assert by_path.task_name == "mine" and len(by_path.dataset) == 3
