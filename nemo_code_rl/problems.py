@@ -95,6 +95,11 @@ class Problem:
         time_limit_s: the per-test time limit the data states, if any.
         reference_solution: a complete program known to pass, if the data has one.
         singleton_outputs: ``call`` tests of APPS / TACO, where an expected ``[x]`` also means ``x``.
+        completion_prefix: code a completion may continue rather than repeat (HumanEval: its
+            prompt, a signature and docstring): a completion without a code block is taken as code,
+            and code that does not define ``entry_point`` runs after this prefix.
+        trusted_helpers: ``assert``: code the tests may rely on that must come from the data, not
+            the candidate (HumanEval: its prompt's helper functions), run before the tests.
         metadata: every other field of the row, kept for reporting.
     """
 
@@ -113,6 +118,8 @@ class Problem:
     time_limit_s: float | None = None
     reference_solution: str | None = None
     singleton_outputs: bool = False
+    completion_prefix: str | None = None
+    trusted_helpers: str = ""
     metadata: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -505,6 +512,8 @@ def _from_humaneval(row: Mapping[str, Any], problem_id: str, source_format: str)
         test_code=f"{test.rstrip()}\n\n\ncheck({entry_point})\n",
         entry_point=entry_point,
         reference_solution=prompt + solution if isinstance(solution, str) else None,
+        completion_prefix=prompt,
+        trusted_helpers=prompt,
         metadata=_rest(row, {"prompt", "test", "entry_point", "canonical_solution"}),
     )
 
@@ -547,6 +556,9 @@ def _from_canonical(row: Mapping[str, Any]) -> Problem:
     values = dict(row)
     if "id" in values and values["id"] is not None:
         values["id"] = str(values["id"])
+    if values.get("source_format") == "humaneval" and "completion_prefix" not in values:
+        # written before HumanEval's rules became fields of the problem: they come from its prompt
+        values["completion_prefix"] = values["trusted_helpers"] = values.get("prompt")
     try:
         return Problem(**values)
     except TypeError as error:

@@ -184,15 +184,16 @@ def selected_tests(problem: Problem, max_tests: int | None) -> list[int]:
 def candidate_code(problem: Problem, completion: str, config: ExtractionConfig) -> tuple[str | None, str]:
     """The program to run for ``completion``, or ``None`` and why (a format failure).
 
-    HumanEval completions are often a bare function body: when the code does not define the
-    entry point, the program is the prompt followed by the completion.
+    Where the problem has a ``completion_prefix`` (HumanEval's prompt), completions are often a
+    bare function body: a completion without a code block is taken as code, and code that does not
+    define the entry point runs after the prefix.
     """
     extracted = extract_code(completion, config)
     code = extracted.code
-    if problem.source_format == "humaneval":
+    if problem.completion_prefix is not None:
         code = code if code is not None else strip_think_sections(completion)
         if code.strip() and not _defines(code, problem.entry_point or ""):
-            code = problem.prompt + code
+            code = problem.completion_prefix + code
     if code is None or not code.strip():
         return None, extracted.reason
     return code, ""

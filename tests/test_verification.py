@@ -96,6 +96,34 @@ def test_humaneval_helpers_come_from_the_prompt(verifier):
     assert verifier.verify_batch([(find_zero, canonical[find_zero.id])])[0].passed is True
 
 
+def test_a_completion_prefix_and_trusted_helpers_are_the_problems_not_its_formats(verifier):
+    """HumanEval's rules are fields its parser fills; any problem with them gets the same judging,
+    and a HumanEval row written before they were fields still gets them."""
+    problem = parse_problem(
+        {
+            "id": "double",
+            "kind": "assert",
+            "source_format": "mine",
+            "prompt": "def double(x):\n",
+            "messages": [],
+            "test_list": ["assert double(2) == 4", "assert helper() == 1"],
+            "entry_point": "double",
+            "completion_prefix": "def double(x):\n",
+            "trusted_helpers": "def helper():\n    return 1\n",
+        }
+    )
+    cheat = "def helper():\n    return 0\n\ndef double(x):\n    return 2 * x\n"
+    bare_body, cheated = verifier.verify_batch([(problem, "    return 2 * x\n"), (problem, fenced(cheat))])
+    assert bare_body.passed is True and bare_body.n_passed == 2
+    assert cheated.passed is True  # the helper the tests call is the data's, not the candidate's
+
+    problems, _ = humaneval()
+    earlier = {
+        k: v for k, v in problems[0].to_dict().items() if k not in ("completion_prefix", "trusted_helpers")
+    }
+    assert parse_problem(earlier) == problems[0]
+
+
 def test_mbpp_reference_solutions_pass_and_a_wrong_one_fails(verifier, fixtures_dir):
     problems = load_problems(fixtures_dir / "sandboxfusion" / "code_eval_mbpp.jsonl")
     results = verifier.verify_batch([(p, fenced(p.reference_solution)) for p in problems])

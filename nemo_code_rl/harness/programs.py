@@ -56,18 +56,13 @@ def _assert_input(problem: Problem, code: str, index: int) -> bytes:
     candidate = json.dumps(code).encode()
     tests = json.dumps(
         {
-            "helpers": trusted_helpers(problem),
+            "helpers": problem.trusted_helpers,
             "setup": problem.setup_code or "",
             "test": assert_units(problem)[index],
         }
     ).encode()
     header = f"{len(candidate)} {len(tests)}".encode().ljust(assert_driver.HEADER_BYTES)
     return header + candidate + tests
-
-
-def trusted_helpers(problem: Problem) -> str:
-    """Code the tests may rely on that must come from the data, not the candidate (HumanEval's prompt)."""
-    return problem.prompt if problem.source_format == "humaneval" else ""
 
 
 def judge(
