@@ -24,14 +24,14 @@ from typing import Any
 import datasets
 
 from nemo_code_rl import problems as problems_module
+from nemo_code_rl import unit_test_family
 from nemo_code_rl.problem_loading import load_code_dataset
 from nemo_code_rl.problem_rows import to_dataset_rows
-from nemo_code_rl.processors import env_info as env_info_module
-from nemo_code_rl.processors.code_processors import code_unit_tests_prompt
 
 FIXTURES = Path(
     os.environ.get("NEMO_CODE_RL_FIXTURES", Path(__file__).resolve().parents[2] / "shared" / "data")
 )
+PROMPT = unit_test_family.PIECES.prompt  # the processor before the chat template
 SOURCES = (
     "sandboxfusion/code_eval_code_contests.jsonl",
     "sandboxfusion/code_eval_mbpp.jsonl",
@@ -89,12 +89,12 @@ def main() -> None:
             )
             infos = timed(
                 "processor (prompt half)",
-                lambda rows=rows: [code_unit_tests_prompt(row, None, idx)[1] for idx, row in enumerate(rows)],
+                lambda rows=rows: [PROMPT(row, None, idx)[1] for idx, row in enumerate(rows)],
             )
-            env_info_module._problem_from_text.cache_clear()
+            unit_test_family._problem_from_text.cache_clear()
             timed(
                 "environment read",
-                lambda infos=infos: [env_info_module.problem_from_env_info(info) for info in infos],
+                lambda infos=infos: [unit_test_family.problem_from_env_info(info) for info in infos],
             )
             n_rows += len(loaded)
         for stage, seconds in timings.items():

@@ -16,26 +16,22 @@ turn and the episode goes on, until it passes or the turns run out. NeMo RL adds
 of all turns, so each turn returns the *change* in the episode's reward (this attempt's reward
 minus the previous one's): the sum is the reward of the last attempt, however the rollout ends.
 
-That step is ``verifying_environment``'s, shared with the ARC environment; this module says what
-a unit-test verification means: when the episode ends, its metrics record, its closing words.
+That step is ``verifying_environment``'s, generic over the task family; what a unit-test
+verification means (when the episode ends, its metrics record, its closing words) is the
+family's (``nemo_code_rl.unit_test_family``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
 import ray
 
-from nemo_code_rl.environments.config import CodeEnvConfig
-from nemo_code_rl.environments.verifying_environment import Judgement, Sample, VerifyingEnvironment
+from nemo_code_rl.environments.verifying_environment import VerifyingEnvironment
 from nemo_code_rl.problems import Problem
-from nemo_code_rl.processors.env_info import problem_from_env_info
-from nemo_code_rl.training_metrics import verification_outcome
-from nemo_code_rl.verification import Verification, Verifier
+from nemo_code_rl.unit_test_family import PIECES
+from nemo_code_rl.verification import Verification
 
 
-class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Problem, str], Verification]):
+class UnitTestEnvironment(VerifyingEnvironment[Problem, tuple[Problem, str], Verification]):
     """Verifies code completions in a sandbox and returns NeMo RL rewards, observations and metrics.
 
     Args:
@@ -43,54 +39,7 @@ class UnitTestEnvironment(VerifyingEnvironment[CodeEnvConfig, Problem, tuple[Pro
             is validated here, so a typo fails at start-up rather than changing the reward.
     """
 
-    def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
-        config = CodeEnvConfig.from_dict(cfg)
-        super().__init__(
-            config,
-            Verifier(
-                config.verifier, workers=config.workers, isolation=config.isolation, backend=config.backend
-            ),
-        )
-
-    def _read_subject(self, info: dict[str, Any]) -> Problem:
-        return problem_from_env_info(info)
-
-    def _subject_id(self, subject: Problem) -> str:
-        return subject.id
-
-    def _job(self, subject: Problem, completion: str) -> tuple[Problem, str]:
-        return subject, completion
-
-    def _judge(
-        self, sample: Sample[Problem], verification: Verification, turn: int, reward: float
-    ) -> Judgement:
-        terminated = (
-            bool(verification.passed)
-            or verification.infra_fault
-            or turn >= self.config.max_rollout_turns
-            or not verification.feedback
-        )
-        outcome = verification_outcome(verification, reward, turn=turn, terminal=terminated)
-        result = {
-            "passed": verification.passed,
-            "n_passed": verification.n_passed,
-            "n_total": verification.n_total,
-            "format_ok": verification.format_ok,
-            "infra_fault": verification.infra_fault,
-            "reward": verification.reward,
-            "reward_version": verification.reward_version,
-            "verdicts": dict(outcome.verdicts),
-        }
-        return Judgement(outcome, result, verification.feedback)
-
-    def _summary(self, verification: Verification) -> str:
-        if verification.infra_fault:
-            return "Environment: verification failed (sandbox fault); not scored as a failure."
-        if not verification.format_ok:
-            return "Environment: no code found."
-        if verification.passed:
-            return f"Environment: all {verification.n_total} tests passed."
-        return f"Environment: {verification.n_passed}/{verification.n_total} tests passed."
+    PIECES = PIECES
 
 
 # ray's stubs lack max_concurrency for actor classes

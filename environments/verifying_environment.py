@@ -19,26 +19,28 @@ so that part lives here once:
   ``metrics_jsonl`` set, appended to that file at every step (``metrics_log``), since NeMo RL
   never asks the environment for them.
 
-A subclass reads its subject (a problem, an ARC task) from a sample's metadata, makes the
-verifier's job from it, and turns a verification into a ``Judgement``.
+What differs between families (reading the subject, a problem or an ARC task, from a sample's
+metadata, the verifier and its job, what a verification means) is the family's
+(``nemo_code_rl.family_pieces``): this class is the one NeMo RL environment, generic over it, and
+each family's environment is this class with its ``PIECES`` (``code_environment``,
+``arc_environment``).
 """
 
 from __future__ import annotations
 
-import abc
 import contextlib
 import json
 import threading
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, NamedTuple, Protocol, TypeVar
+from typing import Any, ClassVar, Generic, NamedTuple, TypeVar
 
 import torch
 
 from nemo_code_rl.coalescer import BatchCoalescer
 from nemo_code_rl.environments.chat_turns import UserTurnFormat, load_tokenizer, user_turn_format
-from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER, EpisodeConfig
+from nemo_code_rl.environments.config import FEEDBACK_PLACEHOLDER
 from nemo_code_rl.environments.messages import (
     ENVIRONMENT_ROLE,
     EPISODE_REWARD_KEY,
@@ -51,30 +53,14 @@ from nemo_code_rl.environments.messages import (
 )
 from nemo_code_rl.environments.metrics_log import MetricsLog
 from nemo_code_rl.environments.nemo_rl_compat import EnvironmentInterface, EnvironmentReturn
+from nemo_code_rl.families import resolve
+from nemo_code_rl.family_pieces import BatchVerifier, FamilyPieces, Verdict
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy
 from nemo_code_rl.training_metrics import SampleOutcome, response_metrics, verification_metrics
 
-
-class Verdict(Protocol):
-    """What the shared step reads of a verification: its reward (``None``: not judged) and code."""
-
-    @property
-    def reward(self) -> float | None: ...
-    @property
-    def code(self) -> str | None: ...
-
-
-Config = TypeVar("Config", bound=EpisodeConfig)
 Subject = TypeVar("Subject")
 Job = TypeVar("Job")
 Result = TypeVar("Result", bound=Verdict)
-
-
-class BatchVerifier(Protocol[Job, Result]):
-    """A sandbox verifier: one result per job, in order; ``close`` stops its workers."""
-
-    def verify_batch(self, jobs: list[Job]) -> list[Result]: ...
-    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -89,23 +75,6 @@ class Sample(Generic[Subject]):
     error: str | None
 
 
-@dataclass(frozen=True)
-class Judgement:
-    """What an environment makes of one verified attempt.
-
-    Attributes:
-        outcome: the attempt for the metrics; its ``terminal`` says whether the episode ends.
-        result: the verification's details, returned in the sample's metadata.
-        feedback: the report the next turn shows the policy, when the episode goes on.
-        record: anything else the environment's metrics need of the attempt.
-    """
-
-    outcome: SampleOutcome
-    result: dict[str, Any]
-    feedback: str
-    record: Any = None
-
-
 class _Conclusion(NamedTuple):
     """What ``step`` returns for one sample, and what it keeps for the metrics."""
 
@@ -118,61 +87,52 @@ class _Conclusion(NamedTuple):
     record: Any
 
 
-class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, Result]):
+class VerifyingEnvironment(EnvironmentInterface, Generic[Subject, Job, Result]):
     """A NeMo RL environment that verifies the last assistant message of each sample in a sandbox.
 
+    Generic over the task family: a family's environment is a subclass that sets ``PIECES``.
+
     Args:
-        config: the validated ``env.<name>`` settings.
-        verifier: the sandbox verifier; the environment owns it and closes it at ``shutdown``.
+        cfg: the ``env.<name>`` config dict, validated by the family's ``env_config`` (every key,
+            so a typo fails at start-up rather than changing the reward). The environment starts
+            the family's verifier on the configured backend, owns it and closes it at ``shutdown``.
     """
 
-    # What the observation of a sample that could not be checked says: "could not be verified".
-    CHECK_VERB = "verified"
+    PIECES: ClassVar[FamilyPieces[Any, Any, Any]]
 
-    def __init__(self, config: Config, verifier: BatchVerifier[Job, Result]) -> None:
+    def __init__(self, cfg: Mapping[str, Any] | None = None) -> None:
+        pieces = self.PIECES
+        # the family's EpisodeConfig, with its ``verifier`` section
+        config: Any = resolve(pieces.family.env_config)(cfg)
         self.config = config
         self._turn_format: UserTurnFormat | None = None
         if config.multi_turn:
             assert config.tokenizer is not None
             tokenizer = load_tokenizer(config.tokenizer)
             self._turn_format = user_turn_format(tokenizer, config.tokenizer.chat_template_kwargs)
-        self._verifier: BatchVerifier[Job, Result] | None = verifier
+        self._verifier: BatchVerifier[Job, Result] | None = pieces.make_verifier(
+            config.verifier, workers=config.workers, isolation=config.isolation, backend=config.backend
+        )
         self._coalescer: BatchCoalescer[Job, Result] = BatchCoalescer(self._verify)
         self._records: deque[tuple[SampleOutcome, Any]] = deque(maxlen=MAX_PENDING_OUTCOMES)
         self._records_lock = threading.Lock()
         self._metrics_log = MetricsLog(config.metrics_jsonl) if config.metrics_jsonl else None
         self._faults = FaultPolicy(config.faults)
 
-    @abc.abstractmethod
-    def _read_subject(self, info: dict[str, Any]) -> Subject:
-        """What the sample asks to verify, from its metadata; raises when unreadable."""
-
-    @abc.abstractmethod
-    def _subject_id(self, subject: Subject) -> str:
-        """The problem's id: samples of one problem form a GRPO group."""
-
-    @abc.abstractmethod
-    def _job(self, subject: Subject, completion: str) -> Job:
-        """The verifier's job for one sample."""
-
-    @abc.abstractmethod
-    def _judge(self, sample: Sample[Subject], verification: Result, turn: int, reward: float) -> Judgement:
-        """The meaning of a verification that judged the attempt: episode end, metrics, details."""
-
-    @abc.abstractmethod
-    def _summary(self, verification: Result) -> str:
-        """A short closing observation: NeMo RL appends it to the conversation (it is not trained on)."""
-
     def _record_metrics(self, records: Sequence[tuple[SampleOutcome, Any]]) -> dict[str, float]:
-        """Metrics of verified attempts; an environment with its own records adds its own."""
-        return verification_metrics([outcome for outcome, _ in records])
+        """Metrics of verified attempts, and the family's own over the finished episodes."""
+        metrics = verification_metrics([outcome for outcome, _ in records])
+        finished = [record for outcome, record in records if outcome.terminal and record is not None]
+        prefix = self.PIECES.metrics_prefix
+        metrics.update({prefix + key: value for key, value in self.PIECES.metrics(finished).items()})
+        return metrics
 
     def step(self, message_log_batch: list[list[dict[str, Any]]], metadata: list[Any]) -> EnvironmentReturn:
         """Verify the last assistant message of every conversation; one reward per sample."""
         samples = [
             self._read_sample(log, info) for log, info in zip(message_log_batch, metadata, strict=True)
         ]
-        jobs = [self._job(s.subject, s.completion) for s in samples if s.subject is not None]
+        jobs = [self.PIECES.job(s.subject, s.completion) for s in samples if s.subject is not None]
         verifications: list[Result] | None = []
         fault = ""
         if jobs:
@@ -251,7 +211,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
             error = f"metadata {EPISODE_REWARD_KEY!r} must be a number, got {episode_reward!r}"
             return Sample(info, completion, None, turns_done, 0.0, error)
         try:
-            subject = self._read_subject(info)
+            subject = self.PIECES.subject_from_env_info(info)
         except Exception as error:  # noqa: BLE001 - an unreadable subject is this sample's fault, not the batch's
             return Sample(info, completion, None, turns_done, float(episode_reward), str(error))
         return Sample(info, completion, subject, turns_done, float(episode_reward), None)
@@ -259,7 +219,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
     def _attempt(self, sample: Sample[Subject], verification: Result | None, fault: str) -> Attempt:
         """What the fault policy needs of a readable sample: its group, its reward, its episode so far."""
         assert sample.subject is not None
-        group = self._subject_id(sample.subject)
+        group = self.PIECES.subject_id(sample.subject)
         reward = verification.reward if verification is not None else None
         cause = fault or f"{group}: the sandbox lost the program twice (worker_lost)"
         previous = sample.episode_reward if sample.turns_done > 0 else None
@@ -274,7 +234,7 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
         if sample.error is not None or verification is None:
             error = sample.error or fault
             outcome = SampleOutcome(
-                problem_id=self._subject_id(sample.subject) if sample.subject is not None else None,
+                problem_id=self.PIECES.subject_id(sample.subject) if sample.subject is not None else None,
                 turn=turn,
                 passed=None,
                 infra_fault=sample.error is None,
@@ -287,16 +247,24 @@ class VerifyingEnvironment(EnvironmentInterface, Generic[Config, Subject, Job, R
                 EPISODE_REWARD_KEY: reward,
                 RESULT_KEY: {"error": error},
             }
-            observation = f"Environment: the answer could not be {self.CHECK_VERB} ({error})."
+            observation = f"Environment: the answer could not be {self.PIECES.check_verb} ({error})."
             return _Conclusion(
                 observation, metadata, reward - sample.episode_reward, True, None, outcome, None
             )
 
-        judgement = self._judge(sample, verification, turn, reward)
+        assert sample.subject is not None
+        judgement = self.PIECES.judge(
+            sample.subject,
+            verification,
+            turn=turn,
+            reward=reward,
+            max_turns=self.config.max_rollout_turns,
+            config=self.config.verifier,
+        )
         terminated = judgement.outcome.terminal
         metadata = {**sample.info, TURN_KEY: turn, EPISODE_REWARD_KEY: reward, RESULT_KEY: judgement.result}
         if terminated:
-            observation = self._summary(verification)
+            observation = self.PIECES.summary(verification)
         else:
             assert self._turn_format is not None
             text = self.config.feedback_template.replace(FEEDBACK_PLACEHOLDER, judgement.feedback)

@@ -31,9 +31,10 @@ class TaskFamily:
     Attributes:
         name: the family's one name.
         environment: the NeMo RL Ray actor class created with ``env.<name>``.
-        processor: the NeMo RL processor function (it writes what the environment reads).
-        prompt: the processor's first half, ``(row, task_data_spec, idx) -> (messages,
-            extra_env_info)``, before the chat template (the dry run's samples, without a tokenizer).
+        pieces: the family itself as a plug-in (``nemo_code_rl.family_pieces.FamilyPieces``):
+            its rows, prompt, ``extra_env_info``, verifier, judging, metrics and verdicts, which
+            every framework adapter is generic over.
+        processor: the NeMo RL processor (the generic one with this family's pieces).
         env_config: ``(data, where) -> settings``, which validates ``env.<name>`` strictly
             (``ConfigError`` on any unknown key).
         dataset: the NeMo RL dataset class (``nemo_rl_glue``).
@@ -43,9 +44,9 @@ class TaskFamily:
     """
 
     name: str
+    pieces: str
     environment: str
     processor: str
-    prompt: str
     env_config: str
     dataset: str
     dataset_config: str
@@ -71,9 +72,9 @@ class TaskFamily:
 
 UNIT_TESTS = TaskFamily(
     name="code_unit_tests",
+    pieces="nemo_code_rl.unit_test_family.PIECES",
     environment="nemo_code_rl.environments.code_environment.CodeUnitTestEnvironment",
     processor="nemo_code_rl.processors.code_unit_tests_processor",
-    prompt="nemo_code_rl.processors.code_processors.code_unit_tests_prompt",
     env_config="nemo_code_rl.environments.config.CodeEnvConfig.from_dict",
     dataset="nemo_code_rl.nemo_rl_glue.CodeProblemsDataset",
     dataset_config="nemo_code_rl.registration.CodeDatasetSettings.from_dict",
@@ -81,9 +82,9 @@ UNIT_TESTS = TaskFamily(
 )
 ARC = TaskFamily(
     name="arc_programs",
+    pieces="nemo_code_rl.arc.family.PIECES",
     environment="nemo_code_rl.environments.arc_environment.ArcProgramsEnvironment",
     processor="nemo_code_rl.processors.arc_processors.arc_programs_processor",
-    prompt="nemo_code_rl.processors.arc_processors.arc_programs_prompt",
     env_config="nemo_code_rl.environments.arc_config.ArcEnvConfig.from_dict",
     dataset="nemo_code_rl.nemo_rl_glue.ArcTasksDataset",
     dataset_config="nemo_code_rl.registration.ArcDatasetSettings.from_dict",

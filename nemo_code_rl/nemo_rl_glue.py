@@ -17,7 +17,7 @@ import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import datasets
 from nemo_rl.data.datasets.raw_dataset import RawDataset
@@ -29,8 +29,8 @@ from nemo_rl.environments.utils import ENV_REGISTRY, register_env
 from pydantic import BaseModel
 
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.families import TaskFamily, resolve
-from nemo_code_rl.registration import ArcDatasetSettings, CodeDatasetSettings, register
+from nemo_code_rl.families import ARC, UNIT_TESTS, TaskFamily, resolve
+from nemo_code_rl.registration import register
 
 _LOG = logging.getLogger(__name__)
 
@@ -66,14 +66,34 @@ def register_family(family: TaskFamily) -> None:
     DATASET_REGISTRY.setdefault(family.name, dataset)
 
 
-class CodeProblemsDataset(RawDataset):
+class FamilyDataset(RawDataset):
+    """A NeMo RL dataset of one task family's rows, generic over the family.
+
+    The family's ``dataset_config`` validates the data entry (``ConfigError`` on any unknown key)
+    and makes the rows; a family's dataset class sets ``FAMILY`` and spells out the entry's keys in
+    its ``__init__``, because NeMo RL warns about data keys a dataset's ``__init__`` does not name.
+    """
+
+    FAMILY: ClassVar[TaskFamily]
+
+    def _load(self, entry: dict[str, Any]) -> None:
+        settings = resolve(self.FAMILY.dataset_config)(entry, f"the data entry of {entry.get('source')!r}")
+        self.task_name = settings.resolved_task_name
+        self.dataset = datasets.Dataset.from_list(settings.rows())
+        self.val_dataset = None
+        if settings.held_out is not None:
+            self.split_train_validation(*settings.held_out)
+
+
+class CodeProblemsDataset(FamilyDataset):
     """Coding problems with unit tests, from any source ``load_code_dataset`` reads.
 
     NeMo RL builds it from a data entry with ``dataset_name: code_unit_tests`` (keys:
     ``CodeDatasetSettings``); every row is parsed up front, so a malformed row stops start-up
-    with its location instead of failing in a data-loader worker mid-run. The parameters are
-    spelled out because NeMo RL warns about data keys a dataset's ``__init__`` does not name.
+    with its location instead of failing in a data-loader worker mid-run.
     """
+
+    FAMILY = UNIT_TESTS
 
     def __init__(
         self,
@@ -87,48 +107,32 @@ class CodeProblemsDataset(RawDataset):
         seed: int = 42,
         **nemo_rl_keys: Any,
     ) -> None:
-        from nemo_code_rl.problem_loading import load_code_dataset
-        from nemo_code_rl.problem_rows import to_dataset_rows
-
-        entry = {
-            **nemo_rl_keys,
-            "source": source,
-            "env_name": env_name,
-            "split": split,
-            "subset": subset,
-            "id_field": id_field,
-            "task_name": task_name,
-            "split_validation_size": split_validation_size,
-            "seed": seed,
-        }
-        settings = CodeDatasetSettings.from_dict(entry, f"the data entry of {source!r}")
-        problems = load_code_dataset(
-            settings.source, split=settings.split, subset=settings.subset, id_field=settings.id_field
+        self._load(
+            {
+                **nemo_rl_keys,
+                "source": source,
+                "env_name": env_name,
+                "split": split,
+                "subset": subset,
+                "id_field": id_field,
+                "task_name": task_name,
+                "split_validation_size": split_validation_size,
+                "seed": seed,
+            }
         )
-        self.task_name = settings.resolved_task_name
-        self.dataset = datasets.Dataset.from_list(to_dataset_rows(problems, self.task_name))
-        self.val_dataset = None
-        self.split_train_validation(settings.split_validation_size, settings.seed)
 
 
-class ArcTasksDataset(RawDataset):
+class ArcTasksDataset(FamilyDataset):
     """ARC tasks (and augmented copies) as rows for ``arc_programs_processor``.
 
     NeMo RL builds it from a data entry with ``dataset_name: arc_programs`` (keys:
     ``ArcDatasetSettings``); ``seed`` is named so that NeMo RL does not warn it is unused.
     """
 
-    def __init__(self, seed: int | None = None, **entry: Any) -> None:
-        from nemo_code_rl.arc.dataset import build_dataset_rows
-        from nemo_code_rl.environments.chat_turns import load_tokenizer
+    FAMILY = ARC
 
-        if seed is not None:
-            entry["seed"] = seed
-        settings = ArcDatasetSettings.from_dict(entry, f"the data entry of {entry.get('source')!r}")
-        tokenizer = load_tokenizer(settings.tokenizer) if settings.tokenizer is not None else None
-        self.task_name = settings.arc.task_name
-        self.dataset = datasets.Dataset.from_list(build_dataset_rows(settings.arc, tokenizer))
-        self.val_dataset = None
+    def __init__(self, seed: int | None = None, **entry: Any) -> None:
+        self._load(entry if seed is None else {**entry, "seed": seed})
 
 
 def registry_names() -> dict[str, set[str]]:

@@ -107,6 +107,21 @@ class CodeDatasetSettings(ConfigSection):
     def resolved_task_name(self) -> str:
         return self.task_name or self.env_name
 
+    def rows(self) -> list[dict[str, str]]:
+        """The entry's problems as dataset rows, every row parsed (and so validated) up front."""
+        from nemo_code_rl.problem_loading import load_code_dataset
+        from nemo_code_rl.problem_rows import to_dataset_rows
+
+        problems = load_code_dataset(
+            self.source, split=self.split, subset=self.subset, id_field=self.id_field
+        )
+        return to_dataset_rows(problems, self.resolved_task_name)
+
+    @property
+    def held_out(self) -> tuple[float, int] | None:
+        """The validation share to split off and its seed (``None``: none)."""
+        return (self.split_validation_size, self.seed) if self.split_validation_size else None
+
     @classmethod
     def from_dict(cls, data: Any, where: str | None = None) -> CodeDatasetSettings:
         """Validate a (``data.default``-merged) dataset entry; unknown keys are an error.
@@ -163,3 +178,20 @@ class ArcDatasetSettings:
                 f"add tokenizer: ${{policy.tokenizer}} to {where} (or to data.default)"
             )
         return cls(arc=arc, tokenizer=tokenizer)
+
+    @property
+    def resolved_task_name(self) -> str:
+        return str(self.arc.task_name)
+
+    def rows(self) -> list[dict[str, str]]:
+        """The entry's tasks (and augmented copies) as dataset rows."""
+        from nemo_code_rl.arc.dataset import build_dataset_rows
+        from nemo_code_rl.environments.chat_turns import load_tokenizer
+
+        tokenizer = load_tokenizer(self.tokenizer) if self.tokenizer is not None else None
+        return build_dataset_rows(self.arc, tokenizer)
+
+    @property
+    def held_out(self) -> None:
+        """ARC entries hold nothing out (validation is an entry of its own)."""
+        return None

@@ -56,5 +56,6 @@ def test_every_piece_a_family_names_resolves(family) -> None:
     if family is ARC and importlib.util.find_spec("numpy") is None:
         pytest.skip("the ARC family needs numpy (pip install 'nemo-code-rl[arc]')")
     assert family.importable()
-    for path in (family.processor, family.prompt, family.env_config, family.dataset_config, family.sampler):
+    assert resolve(family.pieces).family is family
+    for path in (family.processor, family.env_config, family.dataset_config, family.sampler):
         assert callable(resolve(path)), path

@@ -185,7 +185,7 @@ def processed_sample(
     """
     spec = TaskSpec.for_entry(entry, row)
     if tokenizer is None:
-        messages, env_info = resolve(family.prompt)(row, spec, index)
+        messages, env_info = resolve(family.pieces).prompt(row, spec, index)
         return Processed(Sample(row, messages, env_info, reference))
     datum = resolve(family.processor)(row, spec, tokenizer, max_seq_length, index)
     templated = [{"role": "user", "content": datum["message_log"][0]["content"]}]

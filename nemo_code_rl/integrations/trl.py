@@ -2,7 +2,8 @@
 
 TRL calls a reward function once per generation batch with ``prompts``, ``completions`` and every
 dataset column (except ``prompt``) as keyword lists, plus ``trainer_state``, ``log_extra`` and
-``log_metric``. ``UnitTestReward`` and ``ArcProgramReward`` are such callables: they rebuild each
+``log_metric``. ``FamilyReward`` is such a callable, generic over the task family, and
+``UnitTestReward`` and ``ArcProgramReward`` are it with their family: they rebuild each
 sample's dataset row from the columns, judge the whole batch in one engine call, and report the
 verdicts through ``log_metric`` (averaged into TRL's logs under ``<name>/...``) and ``log_extra``
 (a ``<name>_verdict`` column in TRL's completions table).
@@ -30,35 +31,26 @@ Example::
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows, datum_from_row
-from nemo_code_rl.arc.execution import ARC_PRELOAD
-from nemo_code_rl.arc.metrics import arc_metrics
+from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows
+from nemo_code_rl.arc.family import PIECES as ARC_PIECES
 from nemo_code_rl.arc.prompts import build_messages
-from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
-from nemo_code_rl.engine import DEFAULT_PRELOAD
-from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
+from nemo_code_rl.arc.verifier import ArcVerifierConfig
+from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend
 from nemo_code_rl.families import ARC
+from nemo_code_rl.family_pieces import FamilyPieces
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
 from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problem_rows import (
-    ENCODED_PROBLEM_COLUMN,
-    problem_from_datum,
-    prompt_messages,
-    to_dataset_rows,
-)
+from nemo_code_rl.problem_rows import ENCODED_PROBLEM_COLUMN, prompt_messages, to_dataset_rows
 from nemo_code_rl.problems import Problem, ProblemFormatError
-from nemo_code_rl.training_metrics import (
-    SampleOutcome,
-    response_metrics,
-    verification_metrics,
-    verification_outcome,
-)
-from nemo_code_rl.verification import Verification, Verifier, VerifierConfig
+from nemo_code_rl.training_metrics import SampleOutcome, response_metrics, verification_metrics
+from nemo_code_rl.unit_test_family import PIECES as UNIT_TEST_PIECES
+from nemo_code_rl.verification import VerifierConfig
 
 logger = logging.getLogger(__name__)
 
@@ -125,27 +117,116 @@ def sample_rows(n_samples: int, columns: Mapping[str, Any]) -> list[dict[str, An
     return [{key: values[index] for key, values in data.items()} for index in range(n_samples)]
 
 
-class _EngineReward:
-    """What both rewards share: the execution backend, the batch timing and TRL's logging hooks."""
+class FamilyReward:
+    """A TRL reward function for one task family: each completion judged against its row's subject.
+
+    The one TRL adapter, generic over the family (``nemo_code_rl.family_pieces``): the family reads
+    each row, builds the verifier and its jobs, says what a verification means and names its
+    verdict; this calls the engine once per batch, settles faults, and reports to TRL.
+
+    Args:
+        pieces: the family.
+        config: the family's verifier config or its plain-dict form (strict keys).
+        name: the name TRL logs the reward and its metrics under.
+        pool: an execution backend to use (borrowed: never closed by this reward).
+        workers / isolation / backend: how to start one when ``pool`` is ``None`` (``make_backend``:
+            ``backend`` is a ``BackendConfig``, its dict form or a kind's name, ``process``,
+            ``docker`` or ``ray``); this reward owns it.
+        faults: the infrastructure-fault policy's bounds (``FaultPolicyConfig`` or its dict form).
+    """
 
     def __init__(
         self,
+        pieces: FamilyPieces[Any, Any, Any],
+        config: Any = None,
+        *,
         name: str,
-        pool: ExecutionBackend | None,
-        workers: int | None,
-        isolation: str,
-        backend: BackendConfig | Mapping[str, Any] | str | None,
-        faults: FaultPolicyConfig | Mapping[str, Any] | None,
-        preload: Sequence[str] = DEFAULT_PRELOAD,
+        pool: ExecutionBackend | None = None,
+        workers: int | None = None,
+        isolation: str = "full",
+        backend: BackendConfig | Mapping[str, Any] | str | None = None,
+        faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
         self.__name__ = name
+        self.pieces = pieces
         self.faults = FaultPolicy(faults)
-        self._owns_pool = pool is None
-        if pool is None:
-            pool = make_backend(backend, workers=workers, isolation=isolation, preload=preload)
-        self.pool = pool
+        self.verifier = pieces.make_verifier(
+            config, pool=pool, workers=workers, isolation=isolation, backend=backend
+        )
+        self.pool = self.verifier.pool
         self.last_metrics: dict[str, float] = {}
         self._reported_rows: set[str] = set()
+
+    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float]:
+        started = time.perf_counter()
+        pieces = self.pieces
+        texts = [completion_text(c) for c in completions]
+        subjects = self._subjects(sample_rows(len(texts), columns))
+        judged = [i for i, subject in enumerate(subjects) if subject is not None]
+        checked, cause = self.faults.verify(
+            self.verifier.verify_batch, [pieces.job(subjects[i], texts[i]) for i in judged]
+        )
+        verifications: list[Any] = [None] * len(texts)
+        for index, verification in zip(judged, checked, strict=True) if checked is not None else ():
+            verifications[index] = verification
+        ids = [pieces.subject_id(s) if s is not None else None for s in subjects]
+        settlement = self.faults.settle([_attempt(ids[i], verifications[i], cause) for i in judged])
+        rewards = [0.0] * len(texts)
+        for index, reward in zip(judged, settlement.rewards, strict=True):
+            rewards[index] = reward
+        outcomes: list[SampleOutcome] = []
+        records: list[Any] = []
+        verdicts: list[str] = []
+        for index, (subject, verification) in enumerate(zip(subjects, verifications, strict=True)):
+            if verification is None:
+                lost = subject is not None
+                outcomes.append(
+                    SampleOutcome(
+                        ids[index],
+                        passed=None,
+                        infra_fault=lost,
+                        bad_metadata=not lost,
+                        reward=rewards[index],
+                    )
+                )
+                verdicts.append(AttemptStatus.INFRA_FAULT.value if lost else BAD_ROW)
+                continue
+            judgement = pieces.judge(
+                subject, verification, turn=1, reward=rewards[index], max_turns=1, config=self.verifier.config
+            )
+            outcomes.append(judgement.outcome)
+            if judgement.record is not None:
+                records.append(judgement.record)
+            verdicts.append(pieces.verdict(verification))
+        metrics = {**verification_metrics(outcomes), **pieces.metrics(records), **response_metrics(texts)}
+        metrics.update(self.faults.metrics())
+        metrics["bad_rows"] = float(len(texts) - len(judged))
+        metrics["reward_wall_s"] = time.perf_counter() - started
+        metrics["reward_wall_s_excluding_timeouts"] = metrics["reward_wall_s"] * (
+            1.0 - metrics["timeout_lost_fraction"]
+        )
+        self._report(metrics, verdicts, columns.get("log_metric"), columns.get("log_extra"))
+        settlement.raise_if_failed()
+        return rewards
+
+    def _subjects(self, rows: Sequence[Mapping[str, Any]]) -> list[Any]:
+        """Each row's subject (``None``: unusable, reported once); the samples of one prompt share
+        one subject, read once, so the verifier runs a completion repeated within the group once."""
+        read: dict[tuple[tuple[str, str], ...], Any] = {}
+        subjects: list[Any] = []
+        for index, row in enumerate(rows):
+            key = tuple(
+                (str(k), v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str))
+                for k, v in sorted(row.items(), key=lambda item: str(item[0]))
+            )
+            if key not in read:
+                try:
+                    read[key] = self.pieces.subject_from_row(row, index)
+                except ProblemFormatError as error:
+                    self._warn_bad_row(index, error)
+                    read[key] = None
+            subjects.append(read[key])
+        return subjects
 
     def _report(
         self,
@@ -169,28 +250,22 @@ class _EngineReward:
 
     def close(self) -> None:
         """Stop the engine's workers (only a pool this reward started)."""
-        if self._owns_pool:
-            self.pool.close()
+        self.verifier.close()
 
-    def __enter__(self) -> _EngineReward:
+    def __enter__(self) -> FamilyReward:
         return self
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
 
-class UnitTestReward(_EngineReward):
-    """A TRL reward function that runs each completion's code against its problem's unit tests.
+class UnitTestReward(FamilyReward):
+    """The TRL reward of the unit-test family: each completion's code run against its problem's tests.
 
     Args:
         config: a ``VerifierConfig`` or its plain-dict form (strict keys): timeouts, early exit,
             test cap, reward mode (``binary``, ``fraction``, ``shaped``).
-        name: the name TRL logs the reward and its metrics under.
-        pool: an execution backend to use (borrowed: never closed by this reward).
-        workers / isolation / backend: how to start one when ``pool`` is ``None`` (``make_backend``:
-            ``backend`` is a ``BackendConfig``, its dict form or a kind's name, ``process``,
-            ``docker`` or ``ray``); this reward owns it.
-        faults: the infrastructure-fault policy's bounds (``FaultPolicyConfig`` or its dict form).
+        name / pool / workers / isolation / backend / faults: as for ``FamilyReward``.
     """
 
     def __init__(
@@ -204,75 +279,26 @@ class UnitTestReward(_EngineReward):
         backend: BackendConfig | Mapping[str, Any] | str | None = None,
         faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation, backend, faults)
-        if isinstance(config, Mapping):
-            config = VerifierConfig.from_dict(config)
-        self.verifier = Verifier(config, pool=self.pool)
-
-    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float]:
-        started = time.perf_counter()
-        texts = [completion_text(c) for c in completions]
-        problems = self._problems(sample_rows(len(texts), columns))
-        readable = [(i, problem) for i, problem in enumerate(problems) if problem is not None]
-        judged = [i for i, _ in readable]
-        checked, cause = self.faults.verify(
-            self.verifier.verify_batch, [(problem, texts[i]) for i, problem in readable]
+        super().__init__(
+            UNIT_TEST_PIECES,
+            config,
+            name=name,
+            pool=pool,
+            workers=workers,
+            isolation=isolation,
+            backend=backend,
+            faults=faults,
         )
-        verifications: list[Verification | None] = [None] * len(texts)
-        for index, verification in zip(judged, checked, strict=True) if checked is not None else ():
-            verifications[index] = verification
-        ids = [problem.id if problem is not None else None for problem in problems]
-        settlement = self.faults.settle([_attempt(ids[i], verifications[i], cause) for i in judged])
-        rewards = [0.0] * len(texts)
-        for index, reward in zip(judged, settlement.rewards, strict=True):
-            rewards[index] = reward
-        outcomes = [
-            _outcome(v, i, r, lost=n in judged)
-            for n, (v, i, r) in enumerate(zip(verifications, ids, rewards, strict=True))
-        ]
-        metrics = {**verification_metrics(outcomes), **response_metrics(texts), **self.faults.metrics()}
-        metrics["reward_wall_s"] = time.perf_counter() - started
-        metrics["reward_wall_s_excluding_timeouts"] = metrics["reward_wall_s"] * (
-            1.0 - metrics["timeout_lost_fraction"]
-        )
-        self._report(
-            metrics,
-            [_verdict(v, lost=n in judged) for n, v in enumerate(verifications)],
-            columns.get("log_metric"),
-            columns.get("log_extra"),
-        )
-        settlement.raise_if_failed()
-        return rewards
-
-    def _problems(self, rows: Sequence[Mapping[str, Any]]) -> list[Problem | None]:
-        """Each row's problem; the samples of one prompt share one ``Problem``, parsed once, so the
-        verifier runs a completion repeated within the group once."""
-        parsed: dict[str, Problem | None] = {}
-        problems: list[Problem | None] = []
-        for index, row in enumerate(rows):
-            key = row.get(ENCODED_PROBLEM_COLUMN)
-            if isinstance(key, str) and key in parsed:
-                problems.append(parsed[key])
-                continue
-            try:
-                problem = problem_from_datum(row, index)
-            except ProblemFormatError as error:
-                self._warn_bad_row(index, error)
-                problem = None
-            if isinstance(key, str):
-                parsed[key] = problem
-            problems.append(problem)
-        return problems
 
 
-class ArcProgramReward(_EngineReward):
-    """A TRL reward function that runs each completion's ``transform`` on its ARC task's grids.
+class ArcProgramReward(FamilyReward):
+    """The TRL reward of the ARC family: each completion's ``transform`` run on its task's grids.
 
     Args:
         config: an ``ArcVerifierConfig`` or its plain-dict form (strict keys): extraction,
             execution (limits, ``input_type``, and ``helper``: a .py file, package folder or
             folder of modules, default our BARC-compatible ``common``), reward mode.
-        name / pool / workers / isolation / backend / faults: as for ``UnitTestReward``.
+        name / pool / workers / isolation / backend / faults: as for ``FamilyReward``.
     """
 
     def __init__(
@@ -286,45 +312,16 @@ class ArcProgramReward(_EngineReward):
         backend: BackendConfig | Mapping[str, Any] | str | None = None,
         faults: FaultPolicyConfig | Mapping[str, Any] | None = None,
     ) -> None:
-        super().__init__(name, pool, workers, isolation, backend, faults, ARC_PRELOAD)
-        if not isinstance(config, ArcVerifierConfig):
-            config = ArcVerifierConfig.from_dict(config)
-        self.verifier = ArcVerifier(config, pool=self.pool)
-
-    def __call__(self, completions: Sequence[Any], **columns: Any) -> list[float]:
-        started = time.perf_counter()
-        texts = [completion_text(c) for c in completions]
-        data: list[ArcDatum | None] = []
-        for index, row in enumerate(sample_rows(len(texts), columns)):
-            try:
-                data.append(datum_from_row(row))
-            except (ProblemFormatError, ValueError) as error:
-                self._warn_bad_row(index, error)
-                data.append(None)
-        readable = [(i, datum) for i, datum in enumerate(data) if datum is not None]
-        judged = [i for i, _ in readable]
-        verified, cause = self.faults.verify(
-            self.verifier.verify_batch, [(datum.task, texts[i]) for i, datum in readable]
+        super().__init__(
+            ARC_PIECES,
+            config,
+            name=name,
+            pool=pool,
+            workers=workers,
+            isolation=isolation,
+            backend=backend,
+            faults=faults,
         )
-        checked = dict(zip(judged, verified, strict=True)) if verified is not None else {}
-        ids = [datum.task.id if datum is not None else None for datum in data]
-        settlement = self.faults.settle([_attempt(ids[i], checked.get(i), cause) for i in judged])
-        rewards = [0.0] * len(texts)
-        for index, reward in zip(judged, settlement.rewards, strict=True):
-            rewards[index] = reward
-        metrics = {**arc_metrics([v.outcome() for v in checked.values()]), **response_metrics(texts)}
-        metrics.update(self.faults.metrics())
-        metrics["bad_rows"] = float(len(texts) - len(judged))
-        metrics["reward_wall_s"] = time.perf_counter() - started
-        verdicts = [
-            _arc_verdict(checked.get(i))
-            if i in checked or i not in judged
-            else AttemptStatus.INFRA_FAULT.value
-            for i in range(len(texts))
-        ]
-        self._report(metrics, verdicts, columns.get("log_metric"), columns.get("log_extra"))
-        settlement.raise_if_failed()
-        return rewards
 
 
 class _PromptSpec:
@@ -339,29 +336,3 @@ def _attempt(problem_id: str | None, verification: Any, cause: str) -> Attempt:
     """A judged row's attempt for the fault policy; ``verification`` is ``None`` when the call was lost."""
     reward = verification.reward if verification is not None else None
     return Attempt(problem_id, reward, cause=cause or f"{problem_id}: the sandbox lost the program twice")
-
-
-def _outcome(
-    verification: Verification | None, problem_id: str | None, reward: float, *, lost: bool
-) -> SampleOutcome:
-    """The metrics record of a sample; ``lost``: its row was read but the engine call failed."""
-    if verification is None:
-        return SampleOutcome(problem_id, passed=None, infra_fault=lost, bad_metadata=not lost, reward=reward)
-    return verification_outcome(verification, reward)
-
-
-def _verdict(verification: Verification | None, *, lost: bool) -> str:
-    """One word per sample for TRL's completions table: the first failing test's verdict."""
-    if verification is None:
-        return AttemptStatus.INFRA_FAULT.value if lost else BAD_ROW
-    if not verification.format_ok:
-        return AttemptStatus.NO_CODE.value
-    if verification.infra_fault:
-        return AttemptStatus.INFRA_FAULT.value
-    failing = next((t.verdict for t in verification.tests if t.verdict != "passed"), None)
-    return failing or "passed"
-
-
-def _arc_verdict(verification: Any) -> str:
-    """One word per sample for TRL's completions table: the ARC verification's verdict."""
-    return BAD_ROW if verification is None else str(verification.verdict)

@@ -28,7 +28,7 @@ MODULES = [
     "nemo_code_rl.arc.submission",
     "nemo_code_rl.arc.task",
     "nemo_code_rl.environments.arc_config",
-    "nemo_code_rl.processors.arc_processors",
+    "nemo_code_rl.arc.family",
 ]
 
 

@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl import problem_codec, problem_loading, problem_rows
+from nemo_code_rl import problem_codec, problem_loading, problem_rows, unit_test_family
 from nemo_code_rl.problem_loading import human_eval_path, load_code_dataset
 from nemo_code_rl.problem_rows import to_dataset_rows
 from nemo_code_rl.problems import ProblemFormatError, parse_problem
 from nemo_code_rl.processors import (
-    code_processors,
     code_unit_tests_processor,
-    env_info,
     problem_from_env_info,
 )
 
@@ -48,7 +46,7 @@ def _human_eval_rows() -> list[dict]:
 
 
 def test_docstring_examples() -> None:
-    for module in (code_processors, env_info, problem_codec, problem_loading, problem_rows):
+    for module in (problem_codec, problem_loading, problem_rows, unit_test_family):
         assert doctest.testmod(module).failed == 0, module.__name__
 
 
