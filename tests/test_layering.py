@@ -120,3 +120,23 @@ def test_the_check_sees_each_kind_of_import(tmp_path: Path, module: str, source:
     found = [name for name in imported_modules(module, path) if adapter_of(name) not in (None, own)]
     assert found, source
     assert (own or "core") == expected
+
+
+# Each framework's generic adapter, and the modules that hold one family's own pieces: the generic
+# adapters know no family, so a third family needs no change to them.
+GENERIC_ADAPTERS = (
+    "nemo_code_rl.environments.verifying_environment",
+    "nemo_code_rl.processors.family_processor",
+)
+FAMILY_MODULES = ("nemo_code_rl.unit_test_family", "nemo_code_rl.arc", "nemo_code_rl.verification")
+
+
+def test_the_generic_adapters_name_no_family() -> None:
+    modules = dict(source_modules())
+    named = [
+        f"{module} imports {imported}"
+        for module in GENERIC_ADAPTERS
+        for imported in imported_modules(module, modules[module])
+        if any(imported == family or imported.startswith(family + ".") for family in FAMILY_MODULES)
+    ]
+    assert named == []
