@@ -332,6 +332,8 @@ class WorkerPool(Generic[W]):
             "private": program.private,
             "stream": stream,
             "judge": program.judge,
+            "language": program.language.value,
+            "compile": program.compile_settings,
         }
 
     def _deadline(self, program: Program) -> float:

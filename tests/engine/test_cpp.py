@@ -1,0 +1,154 @@
+"""C++ in the engine: compiled once in the sandbox, cached per worker, run once per input, with
+Python's verdicts and isolation. Real g++, real sandbox; one hostile program (``cpp_probes``)
+serves every probe, so the module compiles only a handful of sources."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import uuid
+
+import pytest
+
+from nemo_code_rl import ExecutionPool, Program, Verdict
+from nemo_code_rl.engine.languages import CompileSettings, Language
+
+from ..cpp_probes import hostile, scan_input
+from .conftest import TEST_LIMITS, processes_with_uids
+
+pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="these tests need g++ on the host")
+
+
+@pytest.fixture(scope="module")
+def cpp_pool():
+    """One worker, so that every program of the module meets the same binary cache."""
+    with ExecutionPool(workers=1, limits=TEST_LIMITS.with_overrides(timeout_s=2)) as engine:
+        yield engine
+
+
+def run_hostile(pool, *inputs: str, marker: str = "none"):
+    return pool.run(Program(hostile(marker), list(inputs), language=Language.CPP))
+
+
+def test_run_verdicts_are_pythons(cpp_pool):
+    results = run_hostile(cpp_pool, "echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
+    assert [(r.verdict, r.stdout) for r in results[:2]] == [
+        (Verdict.OK, "4\n2\n"),
+        (Verdict.RUNTIME_ERROR, ""),
+    ]
+    assert results[1].exit_code == 3
+    assert (results[2].verdict, results[2].signal) == (Verdict.SIGNAL, "SIGSEGV")
+    assert results[3].verdict is Verdict.TIMEOUT
+    assert results[4].verdict is Verdict.MEMORY_LIMIT, results[4]
+    assert results[5].verdict is Verdict.OUTPUT_LIMIT and results[5].stdout_dropped > 0
+    assert (results[6].verdict, results[6].signal) == (Verdict.SIGNAL, "SIGSEGV"), "stack overflow"
+    assert (results[7].verdict, results[7].stdout) == (Verdict.OK, "x\n"), "a fresh process per input"
+
+
+def test_compile_error_keeps_the_compilers_first_lines(cpp_pool):
+    source = "int main() {\n  return undeclared;\n}\n" + "int f() { return nope; }\n" * 40
+    results = cpp_pool.run(Program(source, ["", ""], language="cpp"))
+    assert [r.verdict for r in results] == [Verdict.COMPILE_ERROR] * 2
+    assert "undeclared" in results[0].error and "error" in results[0].error
+    assert 0 < len(results[0].stderr.splitlines()) <= 12
+
+
+def test_the_compiler_runs_in_the_minimal_root(cpp_pool):
+    """A source that includes a host file outside the root (this test) cannot compile: the
+    compiler sees only the sandbox's root."""
+    results = cpp_pool.run(
+        Program(f'#include "{os.path.abspath(__file__)}"\nint main() {{}}\n', language="cpp")
+    )
+    assert results[0].verdict is Verdict.COMPILE_ERROR
+    assert "No such file or directory" in results[0].stderr
+
+
+def test_standard_and_flags_are_honoured(cpp_pool):
+    source = (
+        "#include <cstdio>\n#include <optional>\n"
+        'int main() { std::optional<int> a = ANSWER; std::printf("%d\\n", *a + 1); }\n'
+    )
+    old = CompileSettings(standard="c++11", flags=("-O2", "-DANSWER=41"))
+    new = CompileSettings(flags=("-O2", "-DANSWER=41"))
+    results = cpp_pool.run_batch([Program(source, language="cpp", compile=s) for s in (old, new)])
+    assert results[0][0].verdict is Verdict.COMPILE_ERROR
+    assert (results[1][0].verdict, results[1][0].stdout) == (Verdict.OK, "42\n")
+
+
+def test_a_source_is_compiled_once_for_all_its_tests_and_repeats(cpp_pool):
+    """The binary's inode names the compile: the same for every test, for a repeat of the same
+    source in the batch and in a later batch; another source gets another binary."""
+    same = Program(hostile(), ["exe", "exe"], language="cpp")
+    other = Program(hostile("other"), ["exe"], language="cpp")
+    first = cpp_pool.run_batch([same, same, other])
+    later = cpp_pool.run(same)
+    inodes = {r.stdout.split()[0] for r in [*first[0], *first[1], *later]}
+    assert len(inodes) == 1, inodes
+    assert first[2][0].stdout.split()[0] not in inodes
+    assert {r.stdout.split()[1] for r in [*first[0], *first[2]]} == {"read-only"}
+
+
+def test_the_compile_cache_and_earlier_jobs_are_invisible(cpp_pool):
+    """A program searching its own binary and memory, every process and file /proc shows, /tmp
+    and /dev/shm finds nothing of another compiled program (its binary, input or output), while
+    the same search finds its own marker (the scanner works)."""
+    marker, secret = f"MARK{uuid.uuid4().hex}", f"SECRET{uuid.uuid4().hex}"
+    earlier = cpp_pool.run(Program(hostile(marker), ["mark", f"echo {secret}"], language="cpp"))
+    assert [r.stdout for r in earlier] == [f"{marker}\n", f"{secret}\n"]
+    python_job = cpp_pool.run(Program("print(input())", [secret], private=True))
+    assert python_job[0].stdout == f"{secret}\n"
+    own = f"OWN{uuid.uuid4().hex}"
+    scans = run_hostile(cpp_pool, scan_input(marker), scan_input(secret), scan_input(own), marker=own)
+    nothing = "exe 0 memory 0 processes 0 files 0\n"
+    assert [r.stdout for r in scans[:2]] == [nothing, nothing]
+    assert scans[2].stdout.startswith("exe 1 memory ") and scans[2].stdout != nothing
+
+
+def test_fork_bomb_network_writes_and_signals_are_contained(cpp_pool):
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        results = run_hostile(
+            cpp_pool,
+            "fork",
+            f"net {port}",
+            f"write /etc/escape /usr/escape {__file__} /dev/shm/ok ok.txt",
+            "kill",
+            "who",
+        )
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert results[0].verdict is Verdict.TIMEOUT
+    assert processes_with_uids(cpp_pool.sandbox_uids) == []
+    assert results[1].stdout.startswith("refused")
+    assert results[2].stdout.splitlines() == [
+        "/etc/escape denied", "/usr/escape denied", f"{__file__} denied", "/dev/shm/ok written", "ok.txt written", "/tmp"
+    ]  # fmt: skip
+    assert results[3].stdout == "parent denied\nstill here\n"
+    uid, euid, cap, no_new_privs = (
+        results[4].stdout.split("\n")[0].split() + results[4].stdout.split("\n")[1:3]
+    )
+    assert int(uid) in cpp_pool.sandbox_uids and uid == euid
+    assert cap.split() == ["CapEff:", "0000000000000000"] and no_new_privs.split() == ["NoNewPrivs:", "1"]
+    assert cpp_pool.run(Program(hostile(), ["echo alive"], language="cpp"))[0].stdout == "alive\n"
+
+
+def test_secrets_of_the_parent_are_invisible_to_cpp(monkeypatch):
+    monkeypatch.setenv("HF_TOKEN", "hf_secret_value_123")
+    monkeypatch.setenv("WANDB_API_KEY", "wandb_secret_value_456")
+    with ExecutionPool(workers=1, limits=TEST_LIMITS) as fresh:
+        result = fresh.run(Program(hostile(), ["env"], language="cpp"))[0]
+    assert result.stdout == "keys 0 leaks 0\n"
+
+
+def test_bad_language_and_settings_are_clear_errors():
+    with pytest.raises(ValueError, match="language must be one of"):
+        Program("fn main() {}", language="rust")
+    with pytest.raises(ValueError, match="output file"):
+        CompileSettings(flags=("-O2", "-o/tmp/x"))
+    with pytest.raises(ValueError, match="standard"):
+        CompileSettings(standard="c++17; rm -rf /")
+    assert Program("x", language="cpp").language is Language.CPP and Program("x").compile_settings is None
