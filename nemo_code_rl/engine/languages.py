@@ -28,6 +28,7 @@ FENCE_NAMES: dict[str, Language] = {
     "python": Language.PYTHON,
     "python3": Language.PYTHON,
     "py": Language.PYTHON,
+    "py3": Language.PYTHON,
     "cpp": Language.CPP,
     "c++": Language.CPP,
     "cc": Language.CPP,
