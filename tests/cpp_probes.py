@@ -7,6 +7,15 @@ Both the process backend (``tests/engine/test_cpp.py``) and the Docker backend u
 
 from __future__ import annotations
 
+import socket
+
+import pytest
+
+from nemo_code_rl import Program, Verdict
+from nemo_code_rl.engine.languages import Language
+
+from .engine.conftest import processes_with_uids
+
 HOSTILE = r"""
 #include <cerrno>
 #include <csignal>
@@ -153,6 +162,16 @@ int main() {
         kill(-1, SIGKILL);
         std::cout << "still here\n";
     }
+    else if (mode == "fds") {  // what a program holds: its stdin, stdout and stderr, nothing else
+        DIR *fds = opendir("/proc/self/fd");
+        while (dirent *fd = fds ? readdir(fds) : nullptr)
+            if (fd->d_name[0] != '.' && atoi(fd->d_name) != dirfd(fds)) std::cout << fd->d_name << " ";
+        std::cout << "\n";
+    }
+    else if (mode == "stat") {
+        std::string path; std::cin >> path;
+        struct stat info; std::cout << (stat(path.c_str(), &info) == 0 ? "present" : "absent") << "\n";
+    }
     else if (mode == "exe") {
         struct stat info; stat("/proc/self/exe", &info);
         int fd = open("/proc/self/exe", O_WRONLY);
@@ -177,3 +196,51 @@ def hostile(marker: str = "none") -> str:
 def scan_input(needle: str) -> str:
     """The ``scan`` input that looks for ``needle`` without the scanner ever holding it plainly."""
     return "scan " + bytes(b ^ 0x5A for b in needle.encode()).hex()
+
+
+def run_hostile(pool, *inputs: str, marker: str = "none"):
+    return pool.run(Program(hostile(marker), list(inputs), language=Language.CPP))
+
+
+def assert_cpp_verdicts(pool) -> None:
+    """Exit codes, signals, timeouts, memory, output and stack overflow get Python's verdicts
+    (the pool's time limit must be short: an endless loop costs it)."""
+    results = run_hostile(pool, "echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
+    assert [(r.verdict, r.stdout) for r in results[:2]] == [
+        (Verdict.OK, "4\n2\n"),
+        (Verdict.RUNTIME_ERROR, ""),
+    ]
+    assert results[1].exit_code == 3
+    assert (results[2].verdict, results[2].signal) == (Verdict.SIGNAL, "SIGSEGV")
+    assert results[3].verdict is Verdict.TIMEOUT
+    assert results[4].verdict is Verdict.MEMORY_LIMIT, results[4]
+    assert results[5].verdict is Verdict.OUTPUT_LIMIT and results[5].stdout_dropped > 0
+    assert (results[6].verdict, results[6].signal) == (Verdict.SIGNAL, "SIGSEGV"), "stack overflow"
+    assert (results[7].verdict, results[7].stdout) == (Verdict.OK, "x\n"), "a fresh process per input"
+
+
+def assert_cpp_contained(pool, host_file: str) -> None:
+    """A C++ program holds only its stdio, reaches no network, writes only in its temp folders,
+    cannot signal its parent, runs unprivileged, and its fork bomb leaves nothing behind."""
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        listener.settimeout(0.5)
+        port = listener.getsockname()[1]
+        writes = f"write /etc/escape /usr/escape {host_file} /dev/shm/ok ok.txt"
+        results = run_hostile(pool, "fds", "fork", f"net {port}", writes, "kill", "who")
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    assert results[0].stdout == "0 1 2 \n", "no control socket, binary or cache descriptor"
+    assert results[1].verdict is Verdict.TIMEOUT
+    assert processes_with_uids(pool.sandbox_uids) == []
+    assert results[2].stdout.startswith("refused")
+    assert results[3].stdout.splitlines() == [
+        "/etc/escape denied", "/usr/escape denied", f"{host_file} denied", "/dev/shm/ok written", "ok.txt written", "/tmp"
+    ]  # fmt: skip
+    assert results[4].stdout == "parent denied\nstill here\n"
+    who = results[5].stdout.splitlines()
+    uid, euid = who[0].split()
+    assert int(uid) in pool.sandbox_uids and uid == euid
+    assert [line.split() for line in who[1:]] == [["CapEff:", "0000000000000000"], ["NoNewPrivs:", "1"]]
+    assert run_hostile(pool, "echo alive")[0].stdout == "alive\n"

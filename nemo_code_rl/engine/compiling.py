@@ -1,17 +1,24 @@
 """The supervisor's side of compiled languages: which binary a source gets, and the cache of them.
 
 A worker's supervisor compiles each distinct (source, flags, compiler) once, in a sandboxed child
-(see ``supervisor._compile``), and keeps the binary in a sealed memfd: it lives in the
-supervisor's memory only, never in a file system, so no program can find, read or replace it;
-a program receives a descriptor of its own binary only, closed when it execs. Failed compiles
-are cached too, so the same wrong completion is not compiled again.
+(see ``supervisor._compile``), and keeps the binary in a sealed memfd: no program can change
+it, and a program receives a descriptor of its own binary only, closed when it execs. Failed
+compiles are cached too, so the same wrong completion is not compiled again.
+
+The workers of one ``ExecutionPool`` share what they compiled through the pool's binaries
+folder, a private host folder (mode 0700) that each worker opens before it enters its minimal
+root: programs never see it (it is not in their root, and no program holds its descriptor). A
+worker that meets a source another one compiled copies the binary into a sealed memfd of its
+own. The folder lives as long as the pool.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import functools
 import hashlib
+import json
 import os
 import shutil
 from collections import OrderedDict
@@ -68,10 +75,23 @@ def compile_error(result: dict, settings: CompileSettings) -> dict:
     return {"verdict": Verdict.COMPILE_ERROR.value, "exit_code": 1, "error": error, "stderr": first}
 
 
-class BinaryCache:
-    """Compiled binaries (sealed memfds) or compile errors by ``cache_key``, least recently used out."""
+def sealed_copy(data: bytes) -> int:
+    """A sealed memfd holding ``data`` (a binary another worker compiled)."""
+    fd = os.memfd_create("binary", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+    seal(fd)
+    return fd
 
-    def __init__(self, capacity: int = CACHE_ENTRIES) -> None:
+
+class BinaryCache:
+    """Compiled binaries (sealed memfds) or compile errors by ``cache_key``, least recently used out
+    of memory; with ``folder`` (a descriptor of the pool's binaries folder), shared with the pool's
+    other workers."""
+
+    def __init__(self, folder: int | None = None, capacity: int = CACHE_ENTRIES) -> None:
+        self.folder = folder
         self.capacity = capacity
         self._entries: OrderedDict[str, int | dict] = OrderedDict()
 
@@ -79,9 +99,53 @@ class BinaryCache:
         entry = self._entries.get(key)
         if entry is not None:
             self._entries.move_to_end(key)
+            return entry
+        entry = self._load(key)
+        if entry is not None:
+            self._remember(key, entry)
         return entry
 
     def put(self, key: str, entry: int | dict) -> None:
+        self._remember(key, entry)
+        if self.folder is None:
+            return
+        data = (
+            json.dumps(entry).encode()
+            if isinstance(entry, dict)
+            else os.pread(entry, os.fstat(entry).st_size, 0)
+        )
+        name = key + (".error" if isinstance(entry, dict) else "")
+        temporary = f".{name}.{os.getpid()}"
+        # A folder that cannot take the file (full disk) only costs other workers a compile.
+        with contextlib.suppress(OSError):
+            fd = os.open(
+                temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o600, dir_fd=self.folder
+            )
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            finally:
+                os.close(fd)
+            os.rename(temporary, name, src_dir_fd=self.folder, dst_dir_fd=self.folder)
+
+    def _load(self, key: str) -> int | dict | None:
+        """What another worker of the pool compiled for ``key``, if anything."""
+        if self.folder is None:
+            return None
+        for name in (key, key + ".error"):
+            try:
+                fd = os.open(name, os.O_RDONLY | os.O_CLOEXEC, dir_fd=self.folder)
+            except FileNotFoundError:
+                continue
+            try:
+                data = os.pread(fd, os.fstat(fd).st_size, 0)
+            finally:
+                os.close(fd)
+            return json.loads(data) if name.endswith(".error") else sealed_copy(data)
+        return None
+
+    def _remember(self, key: str, entry: int | dict) -> None:
         self._entries[key] = entry
         while len(self._entries) > self.capacity:
             _, old = self._entries.popitem(last=False)

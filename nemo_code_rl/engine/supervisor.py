@@ -469,13 +469,18 @@ def _report(text: bytes) -> dict | None:
 class _PoolLink:
     """The supervisor's links: the pool's pipes (jobs and cancellations in, results out) and the template."""
 
-    def __init__(self, template_handle: template.TemplateHandle, cgroup: cgroups.CgroupHandle | None) -> None:
+    def __init__(
+        self,
+        template_handle: template.TemplateHandle,
+        cgroup: cgroups.CgroupHandle | None,
+        binaries: int | None = None,
+    ) -> None:
         self.fd = 0
         self.template = template_handle
         self.cgroup = cgroup
         self.usable = True  # False once the template could not clean up after a program
         self.devnull = os.open(os.devnull, os.O_RDONLY)
-        self.binaries = compiling.BinaryCache()  # compiled programs, for the worker's life
+        self.binaries = compiling.BinaryCache(binaries)  # compiled programs, shared with the pool's workers
         self._reader = wire.FrameReader()
         self._frames: list[dict] = []
         self._cancelled: set[int] = set()
@@ -629,9 +634,11 @@ def serve(
     template_handle: template.TemplateHandle,
     cgroup: cgroups.CgroupHandle | None,
     handshake: dict,
+    binaries: int | None = None,
 ) -> None:
-    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies)."""
-    link = _PoolLink(template_handle, cgroup)
+    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies);
+    ``binaries``: a descriptor of the pool's binaries folder (see ``compiling``)."""
+    link = _PoolLink(template_handle, cgroup, binaries)
     link.send(handshake)
     while True:
         job = link.next_job()

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import uuid
 
 import pytest
@@ -14,8 +13,8 @@ import pytest
 from nemo_code_rl import ExecutionPool, Program, Verdict
 from nemo_code_rl.engine.languages import CompileSettings, Language
 
-from ..cpp_probes import hostile, scan_input
-from .conftest import TEST_LIMITS, processes_with_uids
+from ..cpp_probes import assert_cpp_contained, assert_cpp_verdicts, hostile, run_hostile, scan_input
+from .conftest import TEST_LIMITS
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="these tests need g++ on the host")
 
@@ -27,23 +26,8 @@ def cpp_pool():
         yield engine
 
 
-def run_hostile(pool, *inputs: str, marker: str = "none"):
-    return pool.run(Program(hostile(marker), list(inputs), language=Language.CPP))
-
-
 def test_run_verdicts_are_pythons(cpp_pool):
-    results = run_hostile(cpp_pool, "echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
-    assert [(r.verdict, r.stdout) for r in results[:2]] == [
-        (Verdict.OK, "4\n2\n"),
-        (Verdict.RUNTIME_ERROR, ""),
-    ]
-    assert results[1].exit_code == 3
-    assert (results[2].verdict, results[2].signal) == (Verdict.SIGNAL, "SIGSEGV")
-    assert results[3].verdict is Verdict.TIMEOUT
-    assert results[4].verdict is Verdict.MEMORY_LIMIT, results[4]
-    assert results[5].verdict is Verdict.OUTPUT_LIMIT and results[5].stdout_dropped > 0
-    assert (results[6].verdict, results[6].signal) == (Verdict.SIGNAL, "SIGSEGV"), "stack overflow"
-    assert (results[7].verdict, results[7].stdout) == (Verdict.OK, "x\n"), "a fresh process per input"
+    assert_cpp_verdicts(cpp_pool)
 
 
 def test_compile_error_keeps_the_compilers_first_lines(cpp_pool):
@@ -89,6 +73,20 @@ def test_a_source_is_compiled_once_for_all_its_tests_and_repeats(cpp_pool):
     assert {r.stdout.split()[1] for r in [*first[0], *first[2]]} == {"read-only"}
 
 
+def test_the_workers_of_a_pool_share_what_one_compiled(pool):
+    """A source compiled by one worker is not compiled again by another: the pool's binaries
+    folder keeps one file per source, rewritten by every compile, and it is untouched when both
+    workers run the source again; programs cannot see the folder."""
+    source = hostile(f"SHARED{uuid.uuid4().hex}")
+    before = set(os.listdir(pool.binaries))
+    assert pool.run(Program(source, ["echo compiled"], language="cpp"))[0].stdout == "compiled\n"
+    (added,) = set(os.listdir(pool.binaries)) - before
+    inode = os.stat(os.path.join(pool.binaries, added)).st_ino
+    twice = pool.run_batch([Program(source, ["echo again", f"stat {pool.binaries}"], language="cpp")] * 2)
+    assert [[r.stdout for r in per] for per in twice] == [["again\n", "absent\n"]] * 2
+    assert os.stat(os.path.join(pool.binaries, added)).st_ino == inode, "compiled again"
+
+
 def test_the_compile_cache_and_earlier_jobs_are_invisible(cpp_pool):
     """A program searching its own binary and memory, every process and file /proc shows, /tmp
     and /dev/shm finds nothing of another compiled program (its binary, input or output), while
@@ -106,34 +104,7 @@ def test_the_compile_cache_and_earlier_jobs_are_invisible(cpp_pool):
 
 
 def test_fork_bomb_network_writes_and_signals_are_contained(cpp_pool):
-    with socket.socket() as listener:
-        listener.bind(("127.0.0.1", 0))
-        listener.listen()
-        listener.settimeout(0.5)
-        port = listener.getsockname()[1]
-        results = run_hostile(
-            cpp_pool,
-            "fork",
-            f"net {port}",
-            f"write /etc/escape /usr/escape {__file__} /dev/shm/ok ok.txt",
-            "kill",
-            "who",
-        )
-        with pytest.raises(TimeoutError):
-            listener.accept()
-    assert results[0].verdict is Verdict.TIMEOUT
-    assert processes_with_uids(cpp_pool.sandbox_uids) == []
-    assert results[1].stdout.startswith("refused")
-    assert results[2].stdout.splitlines() == [
-        "/etc/escape denied", "/usr/escape denied", f"{__file__} denied", "/dev/shm/ok written", "ok.txt written", "/tmp"
-    ]  # fmt: skip
-    assert results[3].stdout == "parent denied\nstill here\n"
-    uid, euid, cap, no_new_privs = (
-        results[4].stdout.split("\n")[0].split() + results[4].stdout.split("\n")[1:3]
-    )
-    assert int(uid) in cpp_pool.sandbox_uids and uid == euid
-    assert cap.split() == ["CapEff:", "0000000000000000"] and no_new_privs.split() == ["NoNewPrivs:", "1"]
-    assert cpp_pool.run(Program(hostile(), ["echo alive"], language="cpp"))[0].stdout == "alive\n"
+    assert_cpp_contained(cpp_pool, __file__)
 
 
 def test_secrets_of_the_parent_are_invisible_to_cpp(monkeypatch):
