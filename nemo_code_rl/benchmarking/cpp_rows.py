@@ -3,7 +3,7 @@ and a fresh process per test.
 
 Every program is a distinct source (so each is compiled: no row gets the cache for free), read
 n numbers and print their sum times the program's own factor. Row ``a_cpp`` runs them on a warm
-pool whose cache is empty (compile in the sandbox, then one process per test); ``a_cpp_cached``
+pool whose cache is empty (compile in the sandbox, then one process per test); ``a_cpp2``
 runs the same batch again on that pool (repeated completions: the binaries are cached); ``b_cpp``
 compiles each with a fresh ``g++`` subprocess and runs each test as a fresh process, ``workers``
 programs at a time. A host without ``g++`` gets no rows, with the reason.
@@ -27,7 +27,7 @@ from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.pool import ExecutionPool
 from nemo_code_rl.engine.program import Program
 
-CPP_ROW_KEYS = ("a_cpp", "a_cpp_cached", "b_cpp")
+CPP_ROW_KEYS = ("a_cpp", "a_cpp2", "b_cpp")
 _SOURCE = """#include <iostream>
 int main() {{
     long long n, x, total = 0;
@@ -103,7 +103,7 @@ def measure_cpp(
         startup_s = time.perf_counter() - start
         for key, label in (
             ("a_cpp", "engine, C++: compile + 10 tests"),
-            ("a_cpp_cached", "engine, C++: cached binaries"),
+            ("a_cpp2", "engine, C++: again, cached"),
         ):
             start = time.perf_counter()
             results = pool.run_batch(batch)

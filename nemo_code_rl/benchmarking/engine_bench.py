@@ -378,7 +378,7 @@ def _parser() -> argparse.ArgumentParser:
         default=0,
         metavar="N",
         help="also time N distinct C++ programs of --tests tests: compiled and run by the engine (cold "
-        "cache, then cached), against a fresh g++ and a process per test (rows a_cpp, a_cpp_cached, b_cpp)",
+        "cache, then cached), against a fresh g++ and a process per test (rows a_cpp, a_cpp2, b_cpp)",
     )
     parser.add_argument(
         "--soak",
