@@ -46,9 +46,11 @@ def compiler_identity(compiler: str) -> str:
 
 
 def cache_key(source: str, settings: CompileSettings) -> str:
-    """The hash a binary is cached under: the source, the whole command line and the compiler."""
+    """The hash a binary is cached under: the source, the whole command line and the compiler, and
+    the compiler's limits (a compile that failed for lack of time may pass with more)."""
     digest = hashlib.sha256()
-    for part in (compiler_identity(settings.compiler), *settings.command(), source):
+    limits = f"{settings.timeout_s!r} {settings.memory_bytes} {settings.stderr_bytes}"
+    for part in (compiler_identity(settings.compiler), limits, *settings.command(), source):
         digest.update(part.encode("utf-8", errors="surrogateescape") + b"\0")
     return digest.hexdigest()
 
@@ -59,7 +61,8 @@ def seal(fd: int) -> None:
 
 
 def compile_error(result: dict, settings: CompileSettings) -> dict:
-    """The result every input of a program that did not compile gets, from the compiler's run."""
+    """The result every input of a program that did not compile gets, from the compiler's run:
+    ``compile_error``, or ``bad_input`` where the compiler itself could not start."""
     messages = result.get("stderr", "").strip().splitlines()
     first = "\n".join(messages[:ERROR_LINES])[:ERROR_CHARS]
     verdict = result["verdict"]
@@ -67,8 +70,9 @@ def compile_error(result: dict, settings: CompileSettings) -> dict:
         error = f"compilation exceeded its time limit of {settings.timeout_s:g} s"
     elif verdict == Verdict.MEMORY_LIMIT.value:
         error = f"compilation exceeded its memory limit of {settings.memory_bytes / (1 << 20):g} MiB"
-    elif result.get("error", "").startswith("sandbox set-up failed"):
-        error = f"the compiler could not start: {result['error']}"
+    elif result.get("error", "").startswith("sandbox set-up failed"):  # not the program's fault
+        reason = result["error"].removeprefix("sandbox set-up failed: ")
+        return {"verdict": Verdict.BAD_INPUT.value, "error": f"the compiler could not start: {reason}"}
     else:
         error = next((line for line in messages if "error" in line), messages[0] if messages else "")
         error = error[:500] or f"the compiler failed ({result.get('error') or verdict})"

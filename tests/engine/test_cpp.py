@@ -38,6 +38,26 @@ def test_compile_error_keeps_the_compilers_first_lines(cpp_pool):
     assert 0 < len(results[0].stderr.splitlines()) <= 12
 
 
+def test_the_compilers_limits_and_a_missing_compiler(cpp_pool):
+    """The compiler runs under its own limits (each failure names the limit; the limits are part of
+    the cache key), and a compiler that cannot start is not the program's fault: ``bad_input``."""
+    source = "#include <iostream>\nint main() { std::cout << 1; }\n"
+    settings = [
+        CompileSettings(memory_bytes=64 * 1024**2),
+        CompileSettings(timeout_s=0.01),
+        CompileSettings(compiler="no-such-compiler"),
+    ]
+    results = cpp_pool.run_batch([Program(source, language="cpp", compile=s) for s in settings])
+    assert [r[0].verdict for r in results] == [
+        Verdict.COMPILE_ERROR,
+        Verdict.COMPILE_ERROR,
+        Verdict.BAD_INPUT,
+    ]
+    assert "memory" in results[0][0].error
+    assert results[1][0].error == "compilation exceeded its time limit of 0.01 s"
+    assert "the compiler could not start" in results[2][0].error and "no-such-compiler" in results[2][0].error
+
+
 def test_the_compiler_runs_in_the_minimal_root(cpp_pool):
     """A source that includes a host file outside the root (this test) cannot compile: the
     compiler sees only the sandbox's root."""
