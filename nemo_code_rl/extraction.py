@@ -8,12 +8,19 @@ mistaken for its answer.
 Modes:
     ``fenced`` (default): the last non-empty fenced block labelled ``python`` / ``py`` /
         ``python3`` / ``py3`` (any case); when there is none, the last non-empty unlabelled fence.
-        Blocks in other languages (```` ```cpp ````) never count.
+        Blocks in other languages (```` ```cpp ````) never count, unless a preferred
+        ``language`` is given (as the verifier does): then every language the engine runs counts
+        (``engine.languages.FENCE_NAMES``: ```` ```cpp ````, ```` ```c++ ````, ```` ```cc ```` ...),
+        in this order: the last block of the preferred language, the last unlabelled block (taken
+        to be in the preferred language), the last block of another language. The result says
+        which language the code is in.
     ``gym``: NeMo Gym ``code_gen`` (and LiveCodeBench ``LMStyle.OpenAIChat``): take every line
         that *contains* a triple backtick, and return the lines between the last two of them; fewer
         than two such lines, or nothing between them, is a failure. Use it to reproduce Gym's rewards
-        on Gym's data. Gym applies it to the response's ``output_text``, from which the server has
-        already removed reasoning, which is what ``strip_think`` reproduces on raw completions.
+        on Gym's data (with a preferred ``language``, a label on the first of those lines,
+        ```` ```cpp ````, gives the code's language). Gym applies it to the response's
+        ``output_text``, from which the server has already removed reasoning, which is what
+        ``strip_think`` reproduces on raw completions.
     ``code_tags``: the last ``<code>...</code>`` section.
     ``regex``: the last match of ``ExtractionConfig.pattern`` (compiled with ``re.DOTALL``); its
         first group is the code.
@@ -26,10 +33,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 from nemo_code_rl.config_keys import ConfigSection, config_section
+from nemo_code_rl.engine.languages import FENCE_NAMES, Language
 
 ExtractionMode = Literal["fenced", "gym", "code_tags", "regex"]
 
-PYTHON_LABELS = frozenset({"python", "py", "python3", "py3"})
+PYTHON_LABELS = frozenset(name for name, language in FENCE_NAMES.items() if language is Language.PYTHON)
 
 _THINK_PAIR = re.compile(r"<think>.*?</think>", re.DOTALL)
 _THINK_OPEN = "<think>"
@@ -72,10 +80,12 @@ class ExtractionResult:
     Attributes:
         code: the program text, or ``None`` on a format failure.
         reason: where the code came from, or ``"format failure: ..."`` saying what was missing.
+        language: what the code is written in: its block's label, else the preferred language.
     """
 
     code: str | None
     reason: str
+    language: Language = Language.PYTHON
 
     @property
     def format_ok(self) -> bool:
@@ -104,25 +114,37 @@ def strip_think_sections(text: str) -> str:
     return text
 
 
-def extract_code(completion: str, config: ExtractionConfig | None = None) -> ExtractionResult:
+def extract_code(
+    completion: str, config: ExtractionConfig | None = None, language: Language | None = None
+) -> ExtractionResult:
     """Extract the program from ``completion`` according to ``config`` (default: ``fenced``).
+
+    ``language``: the language expected (the problem's, or the verifier's default); with it,
+    fenced blocks of every language the engine runs count (see the module doc), and code
+    without a label is taken to be in it. ``None``: Python blocks only.
 
     >>> extract_code("Here:\\n```python\\nprint(1)\\n```\\n").code
     'print(1)'
     >>> extract_code("no code here").reason
     'format failure: no ```python or unlabelled ``` block'
+    >>> extract_code("```c++\\nint main() {}\\n```", language=Language.PYTHON).language
+    <Language.CPP: 'cpp'>
     """
     config = config or ExtractionConfig()
     text = strip_think_sections(completion) if config.strip_think else completion
     if config.mode == "fenced":
-        return _extract_fenced(text)
+        return _extract_fenced(text) if language is None else _extract_fenced_any(text, language)
     if config.mode == "gym":
-        return _extract_gym(text)
-    if config.mode == "code_tags":
-        return _extract_last_group(text, _CODE_TAGS, "<code>...</code> section", strip_newlines=True)
-    assert config.pattern is not None
-    pattern = re.compile(config.pattern, re.DOTALL)
-    return _extract_last_group(text, pattern, f"match of {config.pattern!r}", strip_newlines=False)
+        result = _extract_gym(text)
+        if language is not None and result.code is not None:  # the opening ``` line's label, if any
+            return ExtractionResult(result.code, result.reason, _gym_label(text) or language)
+    elif config.mode == "code_tags":
+        result = _extract_last_group(text, _CODE_TAGS, "<code>...</code> section", strip_newlines=True)
+    else:
+        assert config.pattern is not None
+        pattern = re.compile(config.pattern, re.DOTALL)
+        result = _extract_last_group(text, pattern, f"match of {config.pattern!r}", strip_newlines=False)
+    return result if language is None else ExtractionResult(result.code, result.reason, language)
 
 
 def fenced_blocks(text: str) -> list[tuple[str, str]]:
@@ -168,6 +190,22 @@ def _extract_fenced(text: str) -> ExtractionResult:
     return ExtractionResult(None, "format failure: no ```python or unlabelled ``` block")
 
 
+def _extract_fenced_any(text: str, language: Language) -> ExtractionResult:
+    """Fenced extraction where every language the engine runs counts, ``language`` first."""
+    blocks = [(label, code) for label, code in fenced_blocks(text) if code.strip()]
+    preferred = [code for label, code in blocks if FENCE_NAMES.get(label) is language]
+    if preferred:
+        return ExtractionResult(preferred[-1], f"last ```{language} block of {len(preferred)}", language)
+    unlabelled = [code for label, code in blocks if not label]
+    if unlabelled:
+        return ExtractionResult(unlabelled[-1], f"last unlabelled ``` block of {len(unlabelled)}", language)
+    other = [(FENCE_NAMES[label], code) for label, code in blocks if label in FENCE_NAMES]
+    if other:
+        found, code = other[-1]
+        return ExtractionResult(code, f"last ```{found} block (another language than {language})", found)
+    return ExtractionResult(None, f"format failure: no ```{language} or unlabelled ``` block", language)
+
+
 def _extract_gym(text: str) -> ExtractionResult:
     lines = text.split("\n")
     fence_lines = [index for index, line in enumerate(lines) if "```" in line]
@@ -177,6 +215,13 @@ def _extract_gym(text: str) -> ExtractionResult:
     if not code:
         return ExtractionResult(None, "format failure: nothing between the last two ``` lines")
     return ExtractionResult(code, "lines between the last two ``` lines")
+
+
+def _gym_label(text: str) -> Language | None:
+    """The language named on the opening line of the block ``gym`` mode takes, if it names one."""
+    opening = [line for line in text.split("\n") if "```" in line][-2]
+    match = _FENCE_OPEN.match(opening)
+    return FENCE_NAMES.get(match.group(2).lower()) if match else None
 
 
 def _extract_last_group(

@@ -26,6 +26,9 @@ class Verdict(StrEnum):
     OUTPUT_LIMIT = "output_limit"
     SIGNAL = "signal"
     SYNTAX_ERROR = "syntax_error"
+    COMPILE_ERROR = (
+        "compile_error"  # a compiled language's source did not compile (the compiler's first lines)
+    )
     SANDBOX_VIOLATION = "sandbox_violation"
     WORKER_LOST = "worker_lost"
     NOT_RUN = "not_run"

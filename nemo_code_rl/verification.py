@@ -24,6 +24,7 @@ from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
+from nemo_code_rl.engine.languages import FENCE_NAMES, CompileSettings, Language
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
 from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
@@ -84,6 +85,11 @@ class VerifierConfig(ConfigSection):
             a program can print its input.
         checkers: special judges by problem id: Python source defining
             ``check(input: str, expected: str, actual: str) -> bool``.
+        language: the language of an answer whose code block has no label, where the problem
+            names none (a row's ``language`` field); a labelled block (```` ```cpp ````) is in its
+            own language. C++ answers are judged on stdin/stdout tests and special judges;
+            call-based and assert tests run Python only (a C++ answer to one gets ``bad_input``).
+        compile: how C++ answers are compiled (standard, flags, the compiler's limits).
     """
 
     WHERE = "verifier"
@@ -104,6 +110,8 @@ class VerifierConfig(ConfigSection):
     calibrate: bool = True
     wall_backstop: float | None = 2.0
     after_timeout: AfterTimeout = "skip"
+    language: Language = Language.PYTHON
+    compile: CompileSettings = field(default_factory=CompileSettings)
 
     def __post_init__(self) -> None:
         if self.max_tests is not None and self.max_tests < 1:
@@ -181,22 +189,38 @@ def selected_tests(problem: Problem, max_tests: int | None) -> list[int]:
     return sorted(random.Random(zlib.crc32(problem.id.encode())).sample(range(count), max_tests))
 
 
-def candidate_code(problem: Problem, completion: str, config: ExtractionConfig) -> tuple[str | None, str]:
-    """The program to run for ``completion``, or ``None`` and why (a format failure).
+def candidate_code(
+    problem: Problem, completion: str, config: ExtractionConfig, language: Language = Language.PYTHON
+) -> tuple[str | None, str, Language]:
+    """The program to run for ``completion``, or ``None`` and why (a format failure), and the
+    language it is in (its block's, else ``language``: the problem's or the configured default).
 
     Where the problem has a ``completion_prefix`` (HumanEval's prompt), completions are often a
     bare function body: a completion without a code block is taken as code, and code that does not
     define the entry point runs after the prefix.
     """
-    extracted = extract_code(completion, config)
+    extracted = extract_code(completion, config, language)
     code = extracted.code
     if problem.completion_prefix is not None:
         code = code if code is not None else strip_think_sections(completion)
         if code.strip() and not _defines(code, problem.entry_point or ""):
             code = problem.completion_prefix + code
     if code is None or not code.strip():
-        return None, extracted.reason
-    return code, ""
+        return None, extracted.reason, extracted.language
+    return code, "", extracted.language
+
+
+def problem_language(problem: Problem, default: Language) -> Language | str:
+    """The language ``problem`` asks answers in (its row's ``language`` field, by any fenced-block
+    name: ``cpp``, ``c++``, ``python3``), else ``default``; a name the engine cannot run is
+    returned as the text of the ``bad_input`` it gets."""
+    named = problem.metadata.get("language")
+    if named is None:
+        return default
+    found = FENCE_NAMES.get(str(named).strip().lower())
+    if found is None:
+        return f"the problem's language {named!r} is not one the engine runs ({', '.join(Language)})"
+    return found
 
 
 def _defines(code: str, name: str) -> bool:
@@ -215,6 +239,7 @@ class _Job:
     problem: Problem
     code: str
     tests: list[int]
+    language: Language = Language.PYTHON
     judgements: list[Judgement] = field(default_factory=list)
     results: list[ExecutionResult] = field(default_factory=list)
 
@@ -367,19 +392,28 @@ class Verifier:
         if self.config.calibrate:
             self._calibrate([problem for problem, _ in items])
         verifications: list[Verification | None] = [None] * len(items)
-        jobs: dict[tuple[int, str], _Job] = {}
+        jobs: dict[tuple[int, str, Language], _Job] = {}
         repeats: dict[int, list[int]] = {}
         for index, (problem, completion) in enumerate(items):
-            code, reason = candidate_code(problem, completion, self.config.extraction)
+            wanted, language = problem_language(problem, self.config.language), Language.PYTHON
+            if isinstance(wanted, Language):
+                code, reason, language = candidate_code(problem, completion, self.config.extraction, wanted)
+            else:
+                code, reason = None, wanted
+            failure = None
             if code is None:
-                failure = verifications[index] = self._format_failure(problem, reason)
-                if on_verified is not None:
-                    on_verified(index, failure)
-            elif (id(problem), code) in jobs:
-                repeats.setdefault(jobs[id(problem), code].index, []).append(index)
+                failure = self._format_failure(problem, reason)
+            elif language is not Language.PYTHON and problem.kind != "stdio":
+                failure = self._unjudgeable(problem, code, language)
+            elif (id(problem), code, language) in jobs:
+                repeats.setdefault(jobs[id(problem), code, language].index, []).append(index)
             else:
                 tests = selected_tests(problem, self.config.max_tests)
-                jobs[id(problem), code] = _Job(index, problem, code, tests)
+                jobs[id(problem), code, language] = _Job(index, problem, code, tests, language)
+            if failure is not None:
+                verifications[index] = failure
+                if on_verified is not None:
+                    on_verified(index, failure)
         unique = list(jobs.values())
         emitted: set[int] = set()
 
@@ -447,7 +481,15 @@ class Verifier:
         to it at once; the others (special judges pending, a program that never ran) when the
         batch is over, by the caller."""
         batch = [
-            programs.build_program(j.problem, j.code, j.tests, self._limits(j.problem), self._judge_spec(j))
+            programs.build_program(
+                j.problem,
+                j.code,
+                j.tests,
+                self._limits(j.problem),
+                self._judge_spec(j),
+                j.language,
+                self.config.compile,
+            )
             for j in jobs
         ]
         seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
@@ -561,6 +603,24 @@ class Verifier:
             format_detail=reason,
         )
 
+    def _unjudgeable(self, problem: Problem, code: str, language: Language) -> Verification:
+        """A non-Python answer to a call-based or assert problem: its tests call Python functions."""
+        reason = f"{problem.kind} tests run Python only; this answer is in {language}"
+        count = programs.test_count(problem)
+        summary = VerificationSummary(format_ok=True, ran_without_error=False, n_passed=0, n_total=count)
+        return Verification(
+            problem_id=problem.id,
+            format_ok=True,
+            code=code,
+            tests=[TestOutcome(Verdict.BAD_INPUT, 0.0, reason)] * count,
+            passed=False,
+            reward=compute_reward(summary, self.config.reward),
+            infra_fault=False,
+            execution_s=0.0,
+            timeout_lost_s=0.0,
+            feedback=f"Your answer could not be judged: {reason}. Answer in Python.",
+        )
+
     def _feedback(self, job: _Job) -> str:
         failing = next(
             (p for p, j in enumerate(job.judgements) if j.verdict not in (Verdict.PASSED, Verdict.NOT_RUN)),
@@ -571,6 +631,8 @@ class Verifier:
         judgement, result = job.judgements[failing], job.results[failing]
         test = job.tests[failing]
         lines = [f"Test {failing + 1} of {len(job.tests)} failed: {judgement.verdict.replace('_', ' ')}."]
+        if judgement.verdict == Verdict.COMPILE_ERROR:  # the compiler's words reveal no test
+            return self._cut("\n".join([*lines, "Compiler output:", _preview(result.stderr, 800)]))
         reveals = self.config.feedback_reveals
         # An assert's code is its input and expected value at once, and tracebacks quote it.
         if reveals == "verdict" or (job.problem.kind == "assert" and reveals != "input_and_expected"):
@@ -587,7 +649,9 @@ class Verifier:
             lines.append(f"Details: {judgement.detail}")
         if result.stderr.strip() and judgement.verdict != Verdict.PASSED:
             lines += ["Error output:", _preview(result.stderr, 400)]
-        text = "\n".join(lines)
+        return self._cut("\n".join(lines))
+
+    def _cut(self, text: str) -> str:
         limit = self.config.feedback_chars
         return text if len(text) <= limit else text[: limit - 15] + "\n[... truncated]"
 

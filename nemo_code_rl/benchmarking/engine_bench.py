@@ -33,6 +33,7 @@ from pathlib import Path
 
 from nemo_code_rl.benchmarking import baselines, mix
 from nemo_code_rl.benchmarking.backend_rows import BACKEND_KEYS, measure_backends
+from nemo_code_rl.benchmarking.cpp_rows import CPP_ROW_KEYS, measure_cpp
 from nemo_code_rl.benchmarking.soak import run_soak
 from nemo_code_rl.benchmarking.workload import WorkItem, build_workload, outputs_match, spread_subset
 from nemo_code_rl.engine.limits import Limits
@@ -41,7 +42,7 @@ from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS, IsolationUnavailable
 
-ROW_ORDER = ("a", "a_strict", "a_docker", "a_ray", "b", "c", "c_lean", "d")
+ROW_ORDER = ("a", "a_strict", "a_docker", "a_ray", "b", "c", "c_lean", "d", *CPP_ROW_KEYS)
 TARGET_A_OVER_C = 5.0
 TARGET_D_OVER_A = 1.5
 
@@ -372,6 +373,14 @@ def _parser() -> argparse.ArgumentParser:
         "NEMO_CODE_RL_DOCKER_IMAGE) and ray (a Ray pool on RAY_ADDRESS or a local cluster)",
     )
     parser.add_argument(
+        "--cpp",
+        type=int,
+        default=0,
+        metavar="N",
+        help="also time N distinct C++ programs of --tests tests: compiled and run by the engine (cold "
+        "cache, then cached), against a fresh g++ and a process per test (rows a_cpp, a_cpp2, b_cpp)",
+    )
+    parser.add_argument(
         "--soak",
         type=int,
         default=0,
@@ -423,6 +432,9 @@ def main(argv: list[str] | None = None) -> int:
         rows.append(
             _row(run.key, run.label, items, _engine_outcomes(run.results), run.times, cores, run.startup_s)
         )
+    if args.cpp:
+        cpp = measure_cpp(args.cpp, args.tests, args.workers, args.timeout, args.isolation, args.seed, _emit)
+        rows += [Row(**fields, cores=cores) for fields in cpp]  # b_cpp too: the C++ rows' own baseline
     startup = None
     if not args.skip_baselines:
         startup = interpreter_startup_s()

@@ -14,9 +14,11 @@ import json
 import logging
 import os
 import select
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import weakref
@@ -332,6 +334,8 @@ class WorkerPool(Generic[W]):
             "private": program.private,
             "stream": stream,
             "judge": program.judge,
+            "language": program.language.value,
+            "compile": program.compile_settings,
         }
 
     def _deadline(self, program: Program) -> float:
@@ -457,8 +461,23 @@ class ExecutionPool(WorkerPool[_Worker]):
         if isolation not in sandbox.LEVELS:
             raise ValueError(f"isolation must be one of {sandbox.USER_LEVELS}, got {isolation!r}")
         uid_base = sandbox_uid_base(sandbox_uid)
-        spawner = _ProcessSpawner(isolation, preload, exposed_paths, uid_base)
+        # Compiled programs shared by the workers, outside every program's root (see
+        # ``compiling``); not at level none, where programs see the host's files.
+        self.binaries = (
+            tempfile.mkdtemp(prefix="nemo-code-rl-binaries-") if isolation in sandbox.NAMESPACED else None
+        )
+        self._binaries_finalizer = weakref.finalize(self, _remove_folder, self.binaries)
+        spawner = _ProcessSpawner(isolation, preload, exposed_paths, uid_base, self.binaries)
         super().__init__(spawner, workers, limits, strict, isolation, uid_base)
+
+    def close(self) -> None:
+        super().close()
+        self._binaries_finalizer()
+
+
+def _remove_folder(path: str | None) -> None:
+    if path is not None:
+        shutil.rmtree(path, ignore_errors=True)  # gone already is fine: nothing else uses it
 
 
 def sandbox_uid_base(sandbox_uid: int | None) -> int:
@@ -470,8 +489,14 @@ class _ProcessSpawner:
     """Starts the worker processes of an ``ExecutionPool``, each with its uid and, at ``full``, its cgroup."""
 
     def __init__(
-        self, isolation: str, preload: Sequence[str], exposed_paths: Sequence[str], uid_base: int
+        self,
+        isolation: str,
+        preload: Sequence[str],
+        exposed_paths: Sequence[str],
+        uid_base: int,
+        binaries: str | None = None,
     ) -> None:
+        self.binaries = binaries
         self.isolation = isolation
         self.preload = list(preload)
         self.exposed = tuple(exposed_paths)
@@ -495,6 +520,7 @@ class _ProcessSpawner:
             "sandbox": config.to_json_dict(),
             "preload": self.preload,
             "cgroup": cgroup.to_json_dict() if cgroup else None,
+            "binaries": self.binaries,
         }
         return _Worker(index, settings, cgroup)
 

@@ -6,16 +6,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import Limits
 
 
 @dataclass(frozen=True)
 class Program:
-    """A Python program to run once per input, each input fed on stdin.
+    """A program to run once per input, each input fed on stdin.
 
     Args:
-        source: the program's source text. It is compiled once per forked child and executed
-            with fresh globals and ``__name__ == "__main__"`` for each input.
+        source: the program's source text. Python is compiled once per forked child and executed
+            with fresh globals and ``__name__ == "__main__"`` for each input; C++ is compiled once
+            (in the sandbox, cached by the worker) and its binary runs in a fresh process per input.
         inputs: what each execution reads on stdin (``str`` is encoded as UTF-8).
         limits: per-input limits; ``None`` takes the pool's.
         strict: fork a fresh child for every input (full isolation between inputs) instead of
@@ -31,6 +33,8 @@ class Program:
             output are kept only for the first input that failed (the one feedback reports), so
             what travels back stays small whatever the programs print. ``None``: results carry
             the output and no judgement.
+        language: what ``source`` is written in (a ``Language`` or its name); Python by default.
+        compile: how a compiled language is compiled; ``None`` takes ``CompileSettings()``.
 
     Example:
         >>> Program("print(int(input()) * 2)", ["2", "5"]).input_count
@@ -43,8 +47,17 @@ class Program:
     strict: bool | None = None
     private: bool = False
     judge: Mapping[str, Any] | None = None
+    language: Language = Language.PYTHON
+    compile: CompileSettings | None = None
 
     def __post_init__(self) -> None:
+        if self.language not in set(Language):
+            raise ValueError(
+                f"Program.language must be one of {[m.value for m in Language]}, got {self.language!r}"
+            )
+        object.__setattr__(self, "language", Language(self.language))
+        if self.compile is not None and not isinstance(self.compile, CompileSettings):
+            raise TypeError(f"Program.compile must be CompileSettings, got {type(self.compile).__name__}")
         if not isinstance(self.source, str):
             raise TypeError(f"Program.source must be str, got {type(self.source).__name__}")
         if isinstance(self.inputs, (str, bytes)):
@@ -56,6 +69,13 @@ class Program:
     @property
     def input_count(self) -> int:
         return len(self.inputs)
+
+    @property
+    def compile_settings(self) -> CompileSettings | None:
+        """How this program is compiled (``None`` for Python)."""
+        if self.language is Language.PYTHON:
+            return None
+        return self.compile if self.compile is not None else CompileSettings()
 
     def encoded_inputs(self) -> list[bytes]:
         return [item.encode("utf-8") if isinstance(item, str) else bytes(item) for item in self.inputs]

@@ -27,7 +27,8 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from nemo_code_rl.engine import cgroups, runner, sandbox, template, wire
+from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, wire
+from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
 from nemo_code_rl.harness import judging
@@ -115,6 +116,8 @@ class _Chain:
             "rlimits": rlimits,
             "file_bytes": self.limits.file_bytes,
         }
+        if "exec" in self.job:  # a compiled program, or the compiler: the child execs it
+            spec["exec"] = self.job["exec"]
         cgroup = self.link.cgroup
         procs: list[int] = []
         if cgroup is not None:
@@ -311,6 +314,12 @@ class _Chain:
         seen, self.oom_kills = self.oom_kills, self.link.cgroup.oom_kills()
         return self.oom_kills > seen
 
+    def _aborted_for_memory(self) -> bool:
+        """A compiled program aborted by an allocation the address-space limit refused (C++'s
+        uncaught ``std::bad_alloc``): the C++ twin of Python's ``MemoryError``."""
+        streams = list(self.streams.values())
+        return self.job.get("exec") is not None and len(streams) == 2 and b"std::bad_alloc" in streams[1].data
+
     def _memory_error(self) -> str:
         limit = self.limits.memory_bytes / (1 << 20)
         return f"memory limit of {limit:g} MiB exceeded by the program's processes together"
@@ -359,6 +368,8 @@ class _Chain:
             if number == signal.SIGXCPU:
                 limit = f"CPU time limit of {self.limits.cpu_limit_s:g} s exceeded"
                 self._store(Verdict.TIMEOUT, error=limit, signal=name, **common)
+            elif number == signal.SIGABRT and self._aborted_for_memory():
+                self._store(Verdict.MEMORY_LIMIT, error=self._memory_error(), signal=name, **common)
             else:
                 self._store(Verdict.SIGNAL, error=f"killed by {name}", signal=name, **common)
         else:
@@ -458,12 +469,18 @@ def _report(text: bytes) -> dict | None:
 class _PoolLink:
     """The supervisor's links: the pool's pipes (jobs and cancellations in, results out) and the template."""
 
-    def __init__(self, template_handle: template.TemplateHandle, cgroup: cgroups.CgroupHandle | None) -> None:
+    def __init__(
+        self,
+        template_handle: template.TemplateHandle,
+        cgroup: cgroups.CgroupHandle | None,
+        binaries: int | None = None,
+    ) -> None:
         self.fd = 0
         self.template = template_handle
         self.cgroup = cgroup
         self.usable = True  # False once the template could not clean up after a program
         self.devnull = os.open(os.devnull, os.O_RDONLY)
+        self.binaries = compiling.BinaryCache(binaries)  # compiled programs, shared with the pool's workers
         self._reader = wire.FrameReader()
         self._frames: list[dict] = []
         self._cancelled: set[int] = set()
@@ -526,11 +543,16 @@ def _execute(job: dict, link: _PoolLink, judge: judging.Judge | None) -> list[di
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])
     results: dict[int, dict] = {}
     try:
-        try:
-            code = runner.compile_source(job["source"])
-        except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), RecursionError, ...
-            return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.error_line(exc))] * count
-        job["payload"] = template.write_payload(code, job["source"], job.get("inputs"))
+        if job.get("language", "python") != "python":
+            failed = _prepare_compiled(job, link)
+            if failed is not None:
+                return [failed] * count
+        else:
+            try:
+                code = runner.compile_source(job["source"])
+            except BaseException as exc:  # noqa: BLE001 - SyntaxError, ValueError (NUL bytes), RecursionError, ...
+                return [_result(Verdict.SYNTAX_ERROR, exit_code=1, error=runner.error_line(exc))] * count
+            job["payload"] = template.write_payload(code, job["source"], job.get("inputs"))
         index = 0
         while index < count:
             stop = index + 1 if job["strict"] else count
@@ -556,14 +578,67 @@ def _execute(job: dict, link: _PoolLink, judge: judging.Judge | None) -> list[di
     return [results[i] for i in range(count)]
 
 
+def _prepare_compiled(job: dict, link: _PoolLink) -> dict | None:
+    """Make ``job`` run a compiled binary: one fresh process per input, each input on stdin from
+    a memfd of its own. Returns the result every input gets when the source does not compile."""
+    settings: CompileSettings = job["compile"]
+    built = link.binaries.get(compiling.cache_key(job["source"], settings))
+    if built is None:
+        built = _compile(job, settings, link)
+        link.binaries.put(compiling.cache_key(job["source"], settings), built)
+    if isinstance(built, dict):
+        return built
+    job["payload"] = os.dup(built)
+    job["exec"] = {"mode": "run", "argv": ["./main"]}
+    job["strict"] = True
+    if "stdin_fds" not in job:
+        job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
+    return None
+
+
+def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dict:
+    """Compile ``job``'s source in a sandboxed child, under the compiler's own limits.
+
+    Returns the sealed memfd holding the binary (no file system holds it, so no program can
+    reach it), or the ``compile_error`` result with the compiler's first lines.
+    """
+    if len(job["source"]) > runner.MAX_SOURCE_CHARS:
+        return _result(Verdict.COMPILE_ERROR, exit_code=1, error="program too large to compile")
+    binary = os.memfd_create("binary", os.MFD_CLOEXEC | os.MFD_ALLOW_SEALING)
+    source = _memfd(job["source"].encode("utf-8", errors="surrogateescape"))
+    compile_job = {
+        "id": job["id"],
+        "limits": settings.limits(),
+        "stdin_fds": [source],
+        "payload": binary,
+        "exec": {"mode": "compile", "argv": settings.command()},
+        "stream": False,
+        "strict": True,
+    }
+    try:
+        chain = _Chain(compile_job, 0, 1, link, None)
+        chain.run()
+    finally:
+        link.usable = link.template.clean()
+        os.close(source)
+    result = chain.results[0]
+    if result["verdict"] == Verdict.OK.value and os.fstat(binary).st_size > 0:
+        compiling.seal(binary)
+        return binary
+    os.close(binary)
+    return compiling.compile_error(result, settings)
+
+
 def serve(
     config: sandbox.SandboxConfig,
     template_handle: template.TemplateHandle,
     cgroup: cgroups.CgroupHandle | None,
     handshake: dict,
+    binaries: int | None = None,
 ) -> None:
-    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies)."""
-    link = _PoolLink(template_handle, cgroup)
+    """Answer jobs from the pool on fds 0/1 until the pool closes the pipe (or the template dies);
+    ``binaries``: a descriptor of the pool's binaries folder (see ``compiling``)."""
+    link = _PoolLink(template_handle, cgroup, binaries)
     link.send(handshake)
     while True:
         job = link.next_job()

@@ -35,7 +35,7 @@ import sys
 import types
 from collections.abc import Sequence
 
-from nemo_code_rl.engine import cgroups, runner, sandbox, syscalls
+from nemo_code_rl.engine import cgroups, languages, runner, sandbox, syscalls
 
 _MESSAGE_MAX = 4096
 _FD_BYTES = 4
@@ -134,6 +134,8 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
         for kind, values in spec["rlimits"]:
             resource.setrlimit(kind, tuple(values))
         sandbox.drop_privileges(config)
+        if "exec" in spec:
+            _exec(spec["exec"], payload, control, spec["start"])
         code, source, inputs = _read_payload(payload)
         runner.run_program(code, source, inputs, spec["start"], spec["stop"], spec["cpu_limit_s"], control)
     except BaseException as exc:  # noqa: BLE001 - report set-up failures, never fall back into the template
@@ -142,6 +144,30 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
         finally:
             os._exit(70)
     os._exit(0)
+
+
+def _exec(how: dict, payload: int, control: socket.socket, start: int) -> None:
+    """Become a compiled program (``payload`` is its sealed binary) or the compiler (``payload`` is
+    the in-memory file it writes the binary to, as ``languages.BINARY_FD``); never returns.
+
+    The control socket closes on exec: the supervisor reads how the process ended from outside.
+    An exec that fails (no such compiler) is reported on it as a set-up failure.
+    """
+    if how["mode"] == "compile" and control.fileno() == languages.BINARY_FD:
+        control = control.dup()  # the binary's descriptor replaces the original below
+    os.set_inheritable(control.fileno(), False)
+    try:
+        if how["mode"] == "compile":
+            os.dup2(payload, languages.BINARY_FD)
+            if payload != languages.BINARY_FD:
+                os.close(payload)
+            os.execvpe(how["argv"][0], how["argv"], os.environ)
+        os.set_inheritable(payload, False)
+        os.execve(payload, how["argv"], os.environ)
+    except OSError as exc:
+        reason = json.dumps(f"cannot run {how['argv'][0]}: {exc}"[:300])
+        control.send(f"X {start} {reason}".encode())
+        os._exit(70)
 
 
 def _end(child: int, config: sandbox.SandboxConfig) -> dict:

@@ -8,6 +8,7 @@ the supervisor that answers the pool on its pipes (see ``supervisor`` and ``temp
 from __future__ import annotations
 
 import json
+import os
 import sys
 from typing import Any
 
@@ -28,6 +29,14 @@ def main() -> int:
         )
         return 1
     supervisor.open_host_proc()
+    try:  # opened now, like the cgroup tree: the minimal root does not show it
+        folder = settings.get("binaries")
+        binaries = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if folder else None
+    except OSError as exc:
+        wire.write_frame(
+            1, {"ok": False, "level": config.level, "error": f"cannot open the binaries folder: {exc}"}
+        )
+        return 1
     try:
         report = sandbox.isolate_worker(config)
     except sandbox.IsolationUnavailable as exc:
@@ -41,7 +50,7 @@ def main() -> int:
         return 1
     if cgroup is not None:
         report["cgroup"] = f"v{cgroup.version}: memory and process count of each program's processes together"
-    supervisor.serve(config, handle, cgroup, {"ok": True, **report, **loaded})
+    supervisor.serve(config, handle, cgroup, {"ok": True, **report, **loaded}, binaries)
     return 0
 
 

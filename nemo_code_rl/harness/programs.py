@@ -16,6 +16,7 @@ from typing import Any
 
 from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.harness import assert_driver, call_driver, codec, judging
 from nemo_code_rl.problems import Problem
@@ -29,12 +30,22 @@ def _prelude(driver: str) -> str:
 
 
 def build_program(
-    problem: Problem, code: str, tests: list[int], limits: Limits, judge: dict[str, Any] | None = None
+    problem: Problem,
+    code: str,
+    tests: list[int],
+    limits: Limits,
+    judge: dict[str, Any] | None = None,
+    language: Language = Language.PYTHON,
+    compile_settings: CompileSettings | None = None,
 ) -> Program:
     """The engine program that runs ``code`` on the selected tests of ``problem``; with ``judge``
-    (``judge_spec``), the worker judges its results."""
+    (``judge_spec``), the worker judges its results. Only stdin/stdout tests run another language
+    than Python (``compile_settings`` compiles it); call and assert tests are Python drivers."""
     if problem.kind == "stdio":
-        return Program(code, [problem.inputs[i] for i in tests], limits=limits, judge=judge)
+        stdin = [problem.inputs[i] for i in tests]
+        return Program(code, stdin, limits=limits, judge=judge, language=language, compile=compile_settings)
+    if language is not Language.PYTHON:
+        raise ValueError(f"{problem.kind} tests run Python only, not {language}")
     if problem.kind == "call":
         source = _prelude("call_driver.py") + f"\nrun_call({code!r}, {problem.fn_name!r})\n"
         return Program(source, [problem.inputs[i] for i in tests], limits=limits, judge=judge)
