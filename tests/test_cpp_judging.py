@@ -140,3 +140,7 @@ def test_gym_server_accepts_cpp_answers():
     request = stdio_request("unused", ["1 2\n", "3 4\n"], ["3", "7"])
     body = verify({**request, "response": responses_answer(fenced(SUM_CPP))})
     assert body["reward"] == 1.0 and [t["verdict"] for t in body["tests"]] == ["passed", "passed"]
+    broken = verify({**request, "response": responses_answer(fenced("int main() { return y; }"))})
+    assert broken["result"] == [-1, -1], broken  # LiveCodeBench's compile error
+    assert broken["metadata"]["error_code"] == -1 and "y" in broken["metadata"]["error_message"]
+    assert broken["infra_fault"] is False
