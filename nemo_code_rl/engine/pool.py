@@ -12,6 +12,7 @@ import contextlib
 import itertools
 import json
 import logging
+import math
 import os
 import select
 import signal
@@ -48,6 +49,11 @@ _BOOT = (
 
 ProgressCallback = Callable[[int, int], None]
 StopPredicate = Callable[[int, int, ExecutionResult], bool]
+DoneCallback = Callable[[int, list[ExecutionResult]], None]
+# A worker gets its next program while it runs one (it never waits for this process between
+# programs), unless that program's message could fill the worker's input pipe: the worker reads
+# it only once the running program ends, and a blocked write here would stall every worker.
+_QUEUED_FRAME_MAX = 32 * 1024
 
 
 class WorkerHandle(Protocol):
@@ -58,8 +64,6 @@ class WorkerHandle(Protocol):
     """
 
     index: int
-    job: int | None
-    deadline: float
     report: dict | None
 
     @property
@@ -76,7 +80,9 @@ class WorkerHandle(Protocol):
 
     def read_frames(self) -> list | None: ...
 
-    def send(self, message: dict, job: int, deadline: float) -> bool: ...
+    def send(self, frame: bytes) -> bool:
+        """Write one encoded frame (``wire.encode``); False when the worker's input is closed."""
+        ...
 
     def cancel(self, job: int) -> None: ...
 
@@ -116,8 +122,6 @@ class _Worker:
         assert self.process.stdin is not None and self.process.stdout is not None  # both PIPE
         self.stdin, self.stdout = self.process.stdin, self.process.stdout
         self.reader = wire.FrameReader()
-        self.job: int | None = None
-        self.deadline = 0.0
         self.report: dict | None = None
 
     @property
@@ -151,12 +155,11 @@ class _Worker:
             return None
         return self.reader.feed(chunk) if chunk else None
 
-    def send(self, message: dict, job: int, deadline: float) -> bool:
+    def send(self, frame: bytes) -> bool:
         try:
-            wire.write_frame(self.stdin.fileno(), message)
+            wire.write_bytes(self.stdin.fileno(), frame)
         except OSError:
             return False
-        self.job, self.deadline = job, deadline
         return True
 
     def cancel(self, job: int) -> None:
@@ -307,106 +310,51 @@ class WorkerPool(Generic[W]):
         programs: Sequence[Program],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
+        on_done: DoneCallback | None = None,
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the workers.
 
         Returns one list per program, one ``ExecutionResult`` per input, in input order.
-        ``progress(done, total)`` is called as programs finish. ``stop_when(program_index,
+        ``progress(done, total)`` is called as programs finish, and ``on_done(program_index,
+        results)`` with each program's results as it finishes. ``stop_when(program_index,
         input_index, result)`` is asked, in this process, as each input finishes; when it answers
         True the program is stopped and its remaining inputs get ``not_run``. It is how a caller
         exits early on a wrong answer; with ``Program.judge``, the result it is asked about is
-        already judged in the worker.
+        already judged in the worker. Without ``stop_when``, a program's results travel in one
+        message when it ends; with it, one message per input.
         """
         with self._lock:
             if not self._workers:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
-            return self._dispatch(list(programs), progress, stop_when)
+            return self._dispatch(list(programs), progress, stop_when, on_done)
 
-    def _job(self, program: Program, index: int, stream: bool) -> dict:
-        return {
-            "id": index,
-            "source": program.source,
-            "inputs": program.encoded_inputs(),
-            "limits": program.limits or self.limits,
-            "strict": self.strict if program.strict is None else program.strict,
-            "private": program.private,
-            "stream": stream,
-            "judge": program.judge,
-        }
+    def _job(self, program: Program, index: int, stream: bool) -> bytes:
+        return wire.encode(
+            {
+                "id": index,
+                "source": program.source,
+                "inputs": program.encoded_inputs(),
+                "limits": program.limits or self.limits,
+                "strict": self.strict if program.strict is None else program.strict,
+                "private": program.private,
+                "stream": stream,
+                "judge": program.judge,
+            }
+        )
 
-    def _deadline(self, program: Program) -> float:
+    def _budget(self, program: Program) -> float:
+        """Seconds the worker may take to answer ``program`` once it has started it."""
         limits = program.limits or self.limits
-        return time.monotonic() + _JOB_GRACE_S + max(1, program.input_count) * (limits.wall_limit_s + 3)
+        return _JOB_GRACE_S + max(1, program.input_count) * (limits.wall_limit_s + 3)
 
     def _dispatch(
-        self, programs: list[Program], progress: ProgressCallback | None, stop_when: StopPredicate | None
+        self,
+        programs: list[Program],
+        progress: ProgressCallback | None,
+        stop_when: StopPredicate | None,
+        on_done: DoneCallback | None,
     ) -> list[list[ExecutionResult]]:
-        results: list[list[ExecutionResult] | None] = [None] * len(programs)
-        pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
-        attempts = [0] * len(programs)
-        done = 0
-
-        def finish(job: int, value: list[ExecutionResult]) -> None:
-            nonlocal done
-            results[job] = value
-            done += 1
-            if progress is not None:
-                progress(done, len(programs))
-
-        def lose(worker: W, why: str) -> None:
-            job = worker.job
-            worker.kill()
-            self._workers[self._workers.index(worker)] = replacement = self._spawn(worker.index)
-            _await_handshakes([replacement], _START_TIMEOUT_S)
-            if job is None:
-                return
-            attempts[job] += 1
-            if attempts[job] <= 1:
-                logger.warning("execution worker %d lost (%s); retrying its program once", worker.index, why)
-                pending.appendleft(job)
-            else:
-                lost = ExecutionResult(Verdict.WORKER_LOST, error=f"worker lost twice: {why}")
-                finish(job, [lost] * programs[job].input_count)
-
-        for job in [i for i, p in enumerate(programs) if p.input_count == 0]:
-            pending.remove(job)
-            finish(job, [])
-        while done < len(programs):
-            for worker in [w for w in self._workers if w.job is None]:
-                if not pending:
-                    break
-                job = pending.popleft()
-                message = self._job(programs[job], job, stream=stop_when is not None)
-                if not worker.send(message, job, self._deadline(programs[job])):
-                    worker.job = job
-                    lose(worker, "its input pipe broke")
-            busy = {w.out_fd: w for w in self._workers if w.job is not None}
-            if not busy:
-                continue
-            timeout = max(0.0, min(w.deadline for w in busy.values()) - time.monotonic())
-            ready, _, _ = select.select(list(busy), [], [], timeout)
-            for fd in ready:
-                worker = busy[fd]
-                frames = worker.read_frames()
-                if frames is None:
-                    lose(worker, f"process exited with status {worker.exit_status()}")
-                    continue
-                for frame in frames:
-                    running = worker.job
-                    if running is None or frame.get("id") != running:
-                        continue
-                    if "partial" in frame:
-                        if stop_when is not None and stop_when(
-                            running, frame["partial"], _to_result(frame["result"])
-                        ):
-                            worker.cancel(running)
-                        continue
-                    job, worker.job = running, None
-                    finish(job, [_to_result(r) for r in frame["results"]])
-            now = time.monotonic()
-            for worker in [w for w in busy.values() if w.job is not None and w.deadline < now]:
-                lose(worker, "no answer before the job's deadline")
-        return [r for r in results if r is not None]
+        return _Dispatch(self, programs, progress, stop_when, on_done).run()
 
     def close(self) -> None:
         """Stop every worker; the pool cannot be used afterwards."""
@@ -499,7 +447,139 @@ class _ProcessSpawner:
         return _Worker(index, settings, cgroup)
 
 
+_VERDICTS = {verdict.value: verdict for verdict in Verdict}
+
+
 def _to_result(data: dict) -> ExecutionResult:
-    fields = dict(data)
-    fields["verdict"] = Verdict(fields["verdict"])
-    return ExecutionResult(**fields)
+    return ExecutionResult(**{**data, "verdict": _VERDICTS[data["verdict"]]})
+
+
+class _Dispatch:
+    """One batch spread over a pool's workers: which worker holds which programs, and their deadlines.
+
+    Each worker holds up to two programs: the one it runs (the oldest) and the next, queued in its
+    input pipe, so it starts that one as soon as it has answered (see ``_QUEUED_FRAME_MAX``).
+    Programs are handed out longest first, to idle workers before any is queued, and none is
+    queued once no more are left than workers (the batch's last programs go to whichever worker
+    is free first). A worker that dies or misses its running program's deadline is replaced; that
+    program is retried once (then ``worker_lost``), and the one queued behind it, which never
+    started, goes back to the front of the line.
+    """
+
+    def __init__(
+        self,
+        pool: WorkerPool,
+        programs: list[Program],
+        progress: ProgressCallback | None,
+        stop_when: StopPredicate | None,
+        on_done: DoneCallback | None,
+    ) -> None:
+        self.pool, self.programs = pool, programs
+        self.progress, self.stop_when, self.on_done = progress, stop_when, on_done
+        self.results: list[list[ExecutionResult] | None] = [None] * len(programs)
+        self.pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
+        self.attempts = [0] * len(programs)
+        self.done = 0
+        self.held: dict[WorkerHandle, deque[int]] = {}
+        self.deadlines: dict[WorkerHandle, float] = {}
+        self.by_fd: dict[int, WorkerHandle] = {}
+        self.encoded: dict[int, bytes] = {}
+        self.poller = select.poll()
+        for worker in pool._workers:
+            self._watch(worker)
+
+    def run(self) -> list[list[ExecutionResult]]:
+        for job in [i for i, p in enumerate(self.programs) if p.input_count == 0]:
+            self.pending.remove(job)
+            self._finish(job, [])
+        while self.done < len(self.programs):
+            self._hand_out()
+            if not self.deadlines:
+                continue
+            timeout = max(0.0, min(self.deadlines.values()) - time.monotonic())
+            for fd, _ in self.poller.poll(math.ceil(timeout * 1000)):
+                worker = self.by_fd.get(fd)
+                if worker is not None:
+                    self._read(worker)
+            now = time.monotonic()
+            for worker in [w for w, deadline in self.deadlines.items() if deadline < now]:
+                self._lose(worker, "no answer before the job's deadline")
+        return [r for r in self.results if r is not None]
+
+    def _watch(self, worker: WorkerHandle) -> None:
+        self.held[worker] = deque()
+        self.by_fd[worker.out_fd] = worker
+        self.poller.register(worker.out_fd, select.POLLIN)
+
+    def _hand_out(self) -> None:
+        workers = list(self.pool._workers)
+        for depth in (0, 1):  # first to idle workers, then one queued behind each running program
+            for worker in workers:
+                if not self.pending or (depth and len(self.pending) <= len(workers)):
+                    return
+                if worker not in self.held or len(self.held[worker]) != depth:
+                    continue  # busy, or replaced during this round
+                job = self.pending[0]
+                stream = self.stop_when is not None
+                frame = self.encoded.pop(job, None) or self.pool._job(self.programs[job], job, stream)
+                if depth and len(frame) > _QUEUED_FRAME_MAX:
+                    self.encoded[job] = frame  # it waits for an idle worker
+                    return
+                self.pending.popleft()
+                self.held[worker].append(job)
+                if not depth:
+                    self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
+                if not worker.send(frame):
+                    self._lose(worker, "its input pipe broke")
+
+    def _read(self, worker: WorkerHandle) -> None:
+        frames = worker.read_frames()
+        if frames is None:
+            self._lose(worker, f"process exited with status {worker.exit_status()}")
+            return
+        held = self.held[worker]
+        for frame in frames:
+            if not held or frame.get("id") != held[0]:
+                continue
+            running = held[0]
+            if "partial" in frame:
+                assert self.stop_when is not None, "workers stream partial results only when asked to"
+                if self.stop_when(running, frame["partial"], _to_result(frame["result"])):
+                    worker.cancel(running)
+                continue
+            held.popleft()
+            if held:  # the queued program has started
+                self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[held[0]])
+            else:
+                del self.deadlines[worker]
+            self._finish(running, [_to_result(r) for r in frame["results"]])
+
+    def _finish(self, job: int, value: list[ExecutionResult]) -> None:
+        self.results[job] = value
+        self.done += 1
+        if self.on_done is not None:
+            self.on_done(job, value)
+        if self.progress is not None:
+            self.progress(self.done, len(self.programs))
+
+    def _lose(self, worker: WorkerHandle, why: str) -> None:
+        held = self.held.pop(worker)
+        self.deadlines.pop(worker, None)
+        del self.by_fd[worker.out_fd]
+        self.poller.unregister(worker.out_fd)
+        worker.kill()
+        workers = self.pool._workers
+        workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
+        _await_handshakes([replacement], _START_TIMEOUT_S)
+        self._watch(replacement)
+        if not held:
+            return
+        running, *queued = held
+        self.pending.extendleft(reversed(queued))
+        self.attempts[running] += 1
+        if self.attempts[running] <= 1:
+            logger.warning("execution worker %d lost (%s); retrying its program once", worker.index, why)
+            self.pending.appendleft(running)
+        else:
+            lost = ExecutionResult(Verdict.WORKER_LOST, error=f"worker lost twice: {why}")
+            self._finish(running, [lost] * self.programs[running].input_count)
