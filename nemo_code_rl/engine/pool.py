@@ -50,10 +50,6 @@ _BOOT = (
 ProgressCallback = Callable[[int, int], None]
 StopPredicate = Callable[[int, int, ExecutionResult], bool]
 DoneCallback = Callable[[int, list[ExecutionResult]], None]
-# A worker gets its next program while it runs one (it never waits for this process between
-# programs), unless that program's message could fill the worker's input pipe: the worker reads
-# it only once the running program ends, and a blocked write here would stall every worker.
-_QUEUED_FRAME_MAX = 32 * 1024
 
 
 class WorkerHandle(Protocol):
@@ -455,15 +451,13 @@ def _to_result(data: dict) -> ExecutionResult:
 
 
 class _Dispatch:
-    """One batch spread over a pool's workers: which worker holds which programs, and their deadlines.
+    """One batch spread over a pool's workers: which worker runs which program, and its deadline.
 
-    Each worker holds up to two programs: the one it runs (the oldest) and the next, queued in its
-    input pipe, so it starts that one as soon as it has answered (see ``_QUEUED_FRAME_MAX``).
-    Programs are handed out longest first, to idle workers before any is queued, and none is
-    queued once no more are left than workers (the batch's last programs go to whichever worker
-    is free first). A worker that dies or misses its running program's deadline is replaced; that
-    program is retried once (then ``worker_lost``), and the one queued behind it, which never
-    started, goes back to the front of the line.
+    Programs are handed out longest first, one at a time to each idle worker. (Queueing a second
+    program behind a running one was tried: on the 16-core host it gained nothing measurable, and
+    a program queued behind an endless loop waited for its whole time limit while other workers
+    were idle.) A worker that dies or misses its program's deadline is replaced, and that program
+    is retried once, then gets ``worker_lost``.
     """
 
     def __init__(
@@ -480,10 +474,9 @@ class _Dispatch:
         self.pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
         self.attempts = [0] * len(programs)
         self.done = 0
-        self.held: dict[WorkerHandle, deque[int]] = {}
+        self.running: dict[WorkerHandle, int] = {}
         self.deadlines: dict[WorkerHandle, float] = {}
         self.by_fd: dict[int, WorkerHandle] = {}
-        self.encoded: dict[int, bytes] = {}
         self.poller = select.poll()
         for worker in pool._workers:
             self._watch(worker)
@@ -507,51 +500,36 @@ class _Dispatch:
         return [r for r in self.results if r is not None]
 
     def _watch(self, worker: WorkerHandle) -> None:
-        self.held[worker] = deque()
         self.by_fd[worker.out_fd] = worker
         self.poller.register(worker.out_fd, select.POLLIN)
 
     def _hand_out(self) -> None:
-        workers = list(self.pool._workers)
-        for depth in (0, 1):  # first to idle workers, then one queued behind each running program
-            for worker in workers:
-                if not self.pending or (depth and len(self.pending) <= len(workers)):
-                    return
-                if worker not in self.held or len(self.held[worker]) != depth:
-                    continue  # busy, or replaced during this round
-                job = self.pending[0]
-                stream = self.stop_when is not None
-                frame = self.encoded.pop(job, None) or self.pool._job(self.programs[job], job, stream)
-                if depth and len(frame) > _QUEUED_FRAME_MAX:
-                    self.encoded[job] = frame  # it waits for an idle worker
-                    return
-                self.pending.popleft()
-                self.held[worker].append(job)
-                if not depth:
-                    self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
-                if not worker.send(frame):
-                    self._lose(worker, "its input pipe broke")
+        for worker in list(self.pool._workers):
+            if not self.pending:
+                return
+            if worker in self.running:
+                continue
+            job = self.pending.popleft()
+            self.running[worker] = job
+            self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
+            if not worker.send(self.pool._job(self.programs[job], job, self.stop_when is not None)):
+                self._lose(worker, "its input pipe broke")
 
     def _read(self, worker: WorkerHandle) -> None:
         frames = worker.read_frames()
         if frames is None:
             self._lose(worker, f"process exited with status {worker.exit_status()}")
             return
-        held = self.held[worker]
         for frame in frames:
-            if not held or frame.get("id") != held[0]:
+            running = self.running.get(worker)
+            if running is None or frame.get("id") != running:
                 continue
-            running = held[0]
             if "partial" in frame:
                 assert self.stop_when is not None, "workers stream partial results only when asked to"
                 if self.stop_when(running, frame["partial"], _to_result(frame["result"])):
                     worker.cancel(running)
                 continue
-            held.popleft()
-            if held:  # the queued program has started
-                self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[held[0]])
-            else:
-                del self.deadlines[worker]
+            del self.running[worker], self.deadlines[worker]
             self._finish(running, [_to_result(r) for r in frame["results"]])
 
     def _finish(self, job: int, value: list[ExecutionResult]) -> None:
@@ -563,7 +541,7 @@ class _Dispatch:
             self.progress(self.done, len(self.programs))
 
     def _lose(self, worker: WorkerHandle, why: str) -> None:
-        held = self.held.pop(worker)
+        running = self.running.pop(worker, None)
         self.deadlines.pop(worker, None)
         del self.by_fd[worker.out_fd]
         self.poller.unregister(worker.out_fd)
@@ -572,10 +550,8 @@ class _Dispatch:
         workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
         _await_handshakes([replacement], _START_TIMEOUT_S)
         self._watch(replacement)
-        if not held:
+        if running is None:
             return
-        running, *queued = held
-        self.pending.extendleft(reversed(queued))
         self.attempts[running] += 1
         if self.attempts[running] <= 1:
             logger.warning("execution worker %d lost (%s); retrying its program once", worker.index, why)
