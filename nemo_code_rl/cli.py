@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import logging
 import sys
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import get_args
 
@@ -15,7 +16,7 @@ from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
 from nemo_code_rl.comparison import ComparisonConfig, ComparisonMode
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
-from nemo_code_rl.engine.backend import BackendConfig, BackendKind
+from nemo_code_rl.engine.backend import BackendConfig, BackendKind, ExecutionBackend, make_backend
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
@@ -169,34 +170,22 @@ def _score(args: argparse.Namespace) -> int:
         )
         if handled is not None:
             return handled
-        problems, problem_errors = read_problems(args.problems)
-        completions = scoring.read_completions(args.completions)
-        output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
-    _check_inputs(args, problems, problem_errors, completions)
-    config = VerifierConfig(
-        extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
-        comparison=ComparisonConfig(
-            mode=args.comparison,
-            abs_tol=args.abs_tol,
-            rel_tol=args.rel_tol,
-            case_sensitive=not args.case_insensitive,
-        ),
-        reward=RewardConfig(mode=args.reward),
-        timeout_s=args.timeout or VerifierConfig().timeout_s,
-        limits=Limits(memory_bytes=args.memory_mb * 2**20),
-        early_exit=args.early_exit,
-        max_tests=args.max_tests,
-        checkers={} if args.no_checkers else read_checkers(args.checkers),
-        calibrate=args.calibrate,
-        after_timeout=args.after_timeout,
-    )
-    cache = TimeLimitCache(args.time_limit_cache or default_cache_path()) if args.calibrate else None
-    results = scoring.ResultsFile(output, completions, resume=args.resume)  # fails now if unwritable
+    starting = _start_backend(args)  # its workers start while the input is read
+    try:
+        if args.problems is not None:
+            problems, problem_errors = read_problems(args.problems)
+            completions = scoring.read_completions(args.completions)
+            output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
+        _check_inputs(args, problems, problem_errors, completions)
+        config = _verifier_config(args)
+        cache = TimeLimitCache(args.time_limit_cache or default_cache_path()) if args.calibrate else None
+        results = scoring.ResultsFile(output, completions, resume=args.resume)  # fails now if unwritable
+    except BaseException:
+        _close_when_started(starting)
+        raise
     update, close = progress_bar("scoring", enabled=not args.quiet)
     try:
-        with Verifier(
-            config, workers=args.workers, isolation=args.isolation, time_limits=cache, backend=args.backend
-        ) as verifier:
+        with starting.result() as backend, Verifier(config, pool=backend, time_limits=cache) as verifier:
             rows = scoring.score(
                 problems,
                 completions,
@@ -230,6 +219,46 @@ def _score(args: argparse.Namespace) -> int:
         print("nemo-code-rl score: --strict: not everything was judged", file=sys.stderr)
         return 1
     return 0
+
+
+def _start_backend(args: argparse.Namespace) -> Future[ExecutionBackend]:
+    """Start ``score``'s backend in a thread, so that its workers' start-up (interpreters, imports,
+    sandboxes: most of a second for 16 workers) overlaps the reading of the input. A Ray backend
+    starts here, in this thread: ``ray.init`` wants the main thread."""
+    if args.backend == "ray":
+        started: Future[ExecutionBackend] = Future()
+        started.set_result(make_backend(args.backend, workers=args.workers, isolation=args.isolation))
+        return started
+    starter = ThreadPoolExecutor(max_workers=1, thread_name_prefix="backend-start")
+    starting = starter.submit(make_backend, args.backend, workers=args.workers, isolation=args.isolation)
+    starter.shutdown(wait=False)
+    return starting
+
+
+def _close_when_started(starting: Future[ExecutionBackend]) -> None:
+    """The input was unusable: stop the backend started for it (an error starting it is moot)."""
+    if starting.exception() is None:
+        starting.result().close()
+
+
+def _verifier_config(args: argparse.Namespace) -> VerifierConfig:
+    return VerifierConfig(
+        extraction=ExtractionConfig(mode=args.format, pattern=args.pattern),
+        comparison=ComparisonConfig(
+            mode=args.comparison,
+            abs_tol=args.abs_tol,
+            rel_tol=args.rel_tol,
+            case_sensitive=not args.case_insensitive,
+        ),
+        reward=RewardConfig(mode=args.reward),
+        timeout_s=args.timeout or VerifierConfig().timeout_s,
+        limits=Limits(memory_bytes=args.memory_mb * 2**20),
+        early_exit=args.early_exit,
+        max_tests=args.max_tests,
+        checkers={} if args.no_checkers else read_checkers(args.checkers),
+        calibrate=args.calibrate,
+        after_timeout=args.after_timeout,
+    )
 
 
 def _check_inputs(

@@ -278,12 +278,15 @@ def format_summary(summary: Mapping[str, Any]) -> str:
 
 def write_results(rows: Iterable[Mapping[str, Any]], path: str | Path) -> None:
     """Write the whole results file in one step (a reader, or a crash, never sees half of it)."""
+    _write_lines((json.dumps(row) + "\n" for row in rows), path)
+
+
+def _write_lines(lines: Iterable[str], path: str | Path) -> None:
     path = Path(path)
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         with open(temporary, "w", encoding="utf-8") as handle:
-            for row in rows:
-                handle.write(json.dumps(row) + "\n")
+            handle.writelines(lines)
         os.replace(temporary, path)
     finally:
         temporary.unlink(missing_ok=True)
@@ -311,15 +314,24 @@ class ResultsFile:
         else:
             self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - the results file stays open while rows stream in; closed by close()
         self.written = len(self.done)
+        # by id(row): the row (kept alive, so the id is not reused) and its line, for ``finish``
+        self._lines: dict[int, tuple[Mapping[str, Any], str]] = {}
 
     def append(self, row: Mapping[str, Any]) -> None:
-        self._handle.write(json.dumps(row) + "\n")
+        line = json.dumps(row) + "\n"
+        self._handle.write(line)
         self._handle.flush()
         self.written += 1
+        self._lines[id(row)] = (row, line)
 
     def finish(self, rows: Sequence[Mapping[str, Any]]) -> None:
+        """Rewrite the file with ``rows`` in their order; a row appended here is not encoded again."""
         self.close()
-        write_results(rows, self.path)
+        _write_lines((self._line(row) for row in rows), self.path)
+
+    def _line(self, row: Mapping[str, Any]) -> str:
+        known = self._lines.get(id(row))
+        return known[1] if known is not None and known[0] is row else json.dumps(row) + "\n"
 
     def close(self) -> None:
         self._handle.close()

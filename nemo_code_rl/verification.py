@@ -15,7 +15,7 @@ import random
 import typing
 import zlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, Literal, get_args
 
 import pydantic
@@ -176,9 +176,16 @@ class Verification:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        data = asdict(self)
+        """Its fields (tests as dicts), ``n_passed`` and ``n_total``: ``dataclasses.asdict``'s
+        layout, built directly (``score`` makes one per completion; ``asdict`` deep-copies)."""
+        data = {name: getattr(self, name) for name in _VERIFICATION_FIELDS}
+        data["tests"] = [{name: getattr(t, name) for name in _TEST_FIELDS} for t in self.tests]
         data.update(n_passed=self.n_passed, n_total=self.n_total)
         return data
+
+
+_VERIFICATION_FIELDS = tuple(f.name for f in fields(Verification))
+_TEST_FIELDS = tuple(f.name for f in fields(TestOutcome))
 
 
 def selected_tests(problem: Problem, max_tests: int | None) -> list[int]:
@@ -242,6 +249,8 @@ class _Job:
     language: Language = Language.PYTHON
     judgements: list[Judgement] = field(default_factory=list)
     results: list[ExecutionResult] = field(default_factory=list)
+    # built once, as soon as the job's verdicts are known (streamed, or when the batch is over)
+    verification: Verification | None = None
 
 
 OUTPUT_SLACK_BYTES = 64 * 1024
@@ -415,10 +424,9 @@ class Verifier:
                 if on_verified is not None:
                     on_verified(index, failure)
         unique = list(jobs.values())
-        emitted: set[int] = set()
 
         def finished(job: _Job, verification: Verification) -> None:
-            emitted.add(job.index)
+            job.verification = verification
             if on_verified is not None:
                 on_verified(job.index, verification)
                 for index in repeats.get(job.index, ()):
@@ -433,9 +441,9 @@ class Verifier:
         )
         self._run_checkers(unique)
         for job in unique:
-            verification = verifications[job.index] = self._verification(job)
-            if job.index not in emitted:
-                finished(job, verification)
+            if job.verification is None:
+                finished(job, self._verification(job))
+            verification = verifications[job.index] = typing.cast("Verification", job.verification)
             for index in repeats.get(job.index, ()):
                 verifications[index] = _repeat(verification)
         missing = [index for index, v in enumerate(verifications) if v is None]
@@ -498,6 +506,8 @@ class Verifier:
 
         def on_input(program: int, position: int, result: ExecutionResult) -> bool:
             job = jobs[program]
+            if job.verification is not None:  # decided already (a result that came after the stop)
+                return True
             stop = first_failure is not None and first_failure(program, position, result)
             if dropped is not None and dropped(job):
                 return True
@@ -508,18 +518,38 @@ class Verifier:
                     finished(job, self._verification(self._judged(job, seen[program])))
             return stop
 
-        # Results stream to this process only where the backend asks ``stop_when`` here (not in
-        # Ray actors, which get the picklable early-exit check alone): there, jobs are passed to
-        # ``finished`` when the batch is over, and a cancelled job runs to its end.
-        streaming = (finished is not None or dropped is not None) and self.pool.asks_stop_when_here
-        results = self.pool.run_batch(
-            batch, progress=progress, stop_when=on_input if streaming else first_failure
+        def on_done(program: int, per_test: list[ExecutionResult]) -> None:
+            assert finished is not None, "on_done is passed only with finished"
+            job = jobs[program]
+            self._settle(job, per_test)
+            if job.problem.id not in self.config.checkers:
+                finished(job, self._verification(job))
+
+        # Each test's result comes to this process (``stop_when``) only where a decision is taken
+        # here on it: early exit while results stream, or a cancellation. Otherwise a program's
+        # results come once, when it ends (``on_done``): a tenth of the messages for ten tests.
+        # The Ray backend asks ``stop_when`` in its actors (the picklable early-exit check alone):
+        # there a cancelled job runs to its end.
+        per_test = self.pool.asks_stop_when_here and (
+            dropped is not None or (finished is not None and first_failure is not None)
         )
-        for job, per_test in zip(jobs, results, strict=True):
-            job.results = per_test
-            job.judgements = [_judge(self.config, job, position, r) for position, r in enumerate(per_test)]
-            if self.config.early_exit and job.problem.id not in self.config.checkers:
-                _cut_after_first_failure(job)
+        results = self.pool.run_batch(
+            batch,
+            progress=progress,
+            stop_when=on_input if per_test else first_failure,
+            on_done=on_done if finished is not None and not per_test else None,
+        )
+        for job, outcome in zip(jobs, results, strict=True):
+            if job.results is not outcome:  # not settled by on_done
+                self._settle(job, outcome)
+
+    def _settle(self, job: _Job, results: list[ExecutionResult]) -> None:
+        """Give ``job`` its program's results and their judgements (cut after the first failure
+        with early exit, so rewards do not depend on timing)."""
+        job.results = results
+        job.judgements = [_judge(self.config, job, position, r) for position, r in enumerate(results)]
+        if self.config.early_exit and job.problem.id not in self.config.checkers:
+            _cut_after_first_failure(job)
 
     def _judged(self, job: _Job, seen: Mapping[int, ExecutionResult]) -> _Job:
         """A copy of ``job`` judged on the results streamed so far; the tests with none are

@@ -403,3 +403,23 @@ def test_calibrated_limits_are_measured_once_per_problem_content(tmp_path):
     cache_file.write_text("not json")
     with pytest.raises(ValueError, match="not a readable time-limit cache"):
         TimeLimitCache(cache_file)
+
+
+def test_early_exit_reports_each_streamed_completion_once():
+    """With early exit, a program goes on running for a moment after its first failure (the stop
+    reaches the worker later): the results that come after it must not report the completion
+    again, and what is reported is what the batch returns."""
+    problem = _stdin_problem("double-many", tests=40)
+    answers = [(problem, fenced(f"print({k})")) for k in range(6)] + [
+        (problem, fenced("print(2 * int(input()))"))
+    ]
+    reported: dict[int, list] = {}
+    config = VerifierConfig(timeout_s=5, early_exit=True, calibrate=False)
+    with Verifier(config, workers=2) as verifier:
+        results = verifier.verify_batch(
+            answers, on_verified=lambda index, v: reported.setdefault(index, []).append(v)
+        )
+    assert {index: len(seen) for index, seen in reported.items()} == {i: 1 for i in range(len(answers))}
+    assert [reported[i][0] for i in range(len(answers))] == results
+    assert [r.passed for r in results] == [False] * 6 + [True]
+    assert [t.verdict for t in results[1].tests[:2]] == ["wrong_answer", "not_run"]

@@ -21,7 +21,13 @@ from typing import Any, Literal, Protocol
 
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import sandbox
-from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool, ProgressCallback, StopPredicate
+from nemo_code_rl.engine.pool import (
+    DEFAULT_PRELOAD,
+    DoneCallback,
+    ExecutionPool,
+    ProgressCallback,
+    StopPredicate,
+)
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult
 
@@ -54,8 +60,12 @@ class ExecutionBackend(Protocol):
         programs: Sequence[Program],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
+        on_done: DoneCallback | None = None,
     ) -> list[list[ExecutionResult]]:
         """One list of results per program, one result per input, in input order (``WorkerPool.run_batch``).
+
+        ``on_done(program_index, results)`` gets each program's results as it finishes (as each
+        chunk comes back, with ``ray``).
 
         With the ``ray`` backend, ``stop_when`` is pickled and asked in the actors: it must not
         hold the backend or rely on mutating the caller's state.

@@ -93,8 +93,6 @@ class _ContainerWorker:
         self.index = index
         self.image = image
         self.reader = wire.FrameReader()
-        self.job: int | None = None
-        self.deadline = 0.0
         self.report: dict | None = None
         self._demux = _Demultiplexer()
         command = ["python3", "-s", "-E", "-c", _BOOT, json.dumps(settings)]
@@ -159,12 +157,11 @@ class _ContainerWorker:
             return None
         return self.reader.feed(self._demux.feed(chunk)) if chunk else None
 
-    def send(self, message: dict, job: int, deadline: float) -> bool:
+    def send(self, frame: bytes) -> bool:
         try:
-            self._socket.sendall(wire.encode(message))
+            self._socket.sendall(frame)
         except OSError:
             return False
-        self.job, self.deadline = job, deadline
         return True
 
     def cancel(self, job: int) -> None:

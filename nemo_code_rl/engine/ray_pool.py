@@ -21,7 +21,7 @@ from typing import Any
 from nemo_code_rl.engine import sandbox
 from nemo_code_rl.engine.balance import split_by_work, work_of
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.pool import ExecutionPool, ProgressCallback, StopPredicate, WorkerPool
+from nemo_code_rl.engine.pool import DoneCallback, ExecutionPool, ProgressCallback, StopPredicate, WorkerPool
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 
@@ -95,7 +95,8 @@ class RayExecutionPool:
 
     ``run_batch(..., stop_when=...)`` works, but the predicate is pickled (cloudpickle) and asked
     inside the actor that runs the program, not in the caller: it must not rely on mutating the
-    caller's state. ``progress(done, total)`` is called in the caller as chunks finish.
+    caller's state. ``progress(done, total)`` and ``on_done(program_index, results)`` are called in
+    the caller as chunks finish.
 
     Ray must be initialised (``ray.init``) before a pool is created; nodes need this package
     installed (as NeMo RL's containers have it).
@@ -221,6 +222,7 @@ class RayExecutionPool:
         programs: Sequence[Program],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
+        on_done: DoneCallback | None = None,
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the actors by work.
 
@@ -230,10 +232,14 @@ class RayExecutionPool:
         with self._lock:
             if not self.actors:
                 raise RuntimeError("this RayExecutionPool is closed")
-            return self._dispatch(list(programs), progress, stop_when)
+            return self._dispatch(list(programs), progress, stop_when, on_done)
 
     def _dispatch(
-        self, programs: list[Program], progress: ProgressCallback | None, stop_when: StopPredicate | None
+        self,
+        programs: list[Program],
+        progress: ProgressCallback | None,
+        stop_when: StopPredicate | None,
+        on_done: DoneCallback | None,
     ) -> list[list[ExecutionResult]]:
         ray = self._ray
         weights = [work_of(p.input_count) for p in programs]
@@ -251,6 +257,8 @@ class RayExecutionPool:
             nonlocal done
             for index, value in zip(chunks[chunk], values, strict=True):
                 results[index] = value
+                if on_done is not None:
+                    on_done(index, value)
             done += len(chunks[chunk])
             if progress is not None:
                 progress(done, len(programs))

@@ -20,7 +20,12 @@ def encode(obj: Any) -> bytes:
 
 
 def write_frame(fd: int, obj: Any) -> None:
-    view = memoryview(encode(obj))
+    write_bytes(fd, encode(obj))
+
+
+def write_bytes(fd: int, frame: bytes) -> None:
+    """Write an encoded frame whole (a pipe may take it in parts)."""
+    view = memoryview(frame)
     while view:
         written = os.write(fd, view)
         view = view[written:]

@@ -138,9 +138,9 @@ class VerifyDetails(BaseModel):
     ``code_gen``'s fields keep their meaning: ``result`` has LiveCodeBench's codes for the tests
     that ran (``true`` passed, -1 compile error or lost, -2 wrong answer, -3 time limit, -4 runtime
     error) and ``metadata`` the first failure's ``error_code`` and ``error_message``. An
-    infrastructure fault is never a made-up zero: ``infra_fault`` is set, ``passed`` is null, and the row carries
-    ``_ng_failure_class`` so Gym's rollout collection sets it aside for a retry; ``reward`` holds
-    0.0 only because Gym's schema demands a number.
+    infrastructure fault is never a made-up zero: ``infra_fault`` is set, ``passed`` is null, and
+    the row carries ``_ng_failure_class`` so Gym's rollout collection sets it aside for a retry;
+    ``reward`` holds 0.0 only because Gym's schema demands a number.
     """
 
     reward: float

@@ -32,6 +32,21 @@ def test_progress_is_reported(pool):
     assert seen == [(i, 5) for i in range(1, 6)]
 
 
+def test_each_program_is_handed_to_on_done_once_as_it_finishes(pool):
+    programs = [Program(f"print({i} + int(input()))", [str(j) for j in range(i % 3)]) for i in range(12)]
+    done = []
+    progress = []
+
+    def on_done(index, results):
+        done.append((index, [r.stdout for r in results]))
+        progress.append(len(done))
+
+    results = pool.run_batch(programs, progress=lambda count, total: progress.append(-count), on_done=on_done)
+    assert sorted(done) == [(i, [r.stdout for r in per_program]) for i, per_program in enumerate(results)]
+    # each program reaches on_done before progress counts it
+    assert progress == [x for n in range(1, 13) for x in (n, -n)]
+
+
 def test_a_killed_worker_is_replaced_and_its_program_retried():
     with ExecutionPool(workers=1) as pool:
         before = pool.worker_pids
@@ -51,9 +66,14 @@ def test_a_killed_worker_is_replaced_and_its_program_retried():
 def test_a_program_whose_worker_dies_twice_is_worker_lost():
     with ExecutionPool(workers=1) as pool:
         killer = kill_workers_later(pool, rounds=2, delay=0.8)
-        results = pool.run(Program("import time\ntime.sleep(2)\nprint('x')", ["", ""]))
+        done = []
+        [results] = pool.run_batch(
+            [Program("import time\ntime.sleep(2)\nprint('x')", ["", ""])],
+            on_done=lambda index, outcome: done.append((index, outcome)),
+        )
         killer.join()
         assert [r.verdict for r in results] == [Verdict.WORKER_LOST] * 2
+        assert done == [(0, results)]
         assert "worker lost" in results[0].error
         assert pool.run(Program("print(3)", [""]))[0].stdout == "3\n"
 
