@@ -17,6 +17,7 @@ from nemo_code_rl.comparison import ComparisonConfig, ComparisonMode
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.engine.backend import BackendConfig, BackendKind, ExecutionBackend, make_backend
+from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
@@ -91,6 +92,20 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
         default=defaults.after_timeout,
         help="what a program's remaining tests get after one timed out: skip (recorded not_run, not run; "
         "pass/fail unchanged, fraction rewards lose those tests) or run (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--language",
+        choices=list(Language),
+        default=defaults.language.value,
+        help="the language of an answer whose code block names none, where the problem's row names "
+        "none (a ```cpp block is C++ whatever this says; C++ is judged on stdin/stdout tests and "
+        "special judges only) (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--cpp-std",
+        type=_cpp_standard,
+        default=defaults.compile.standard,
+        help="the C++ standard answers are compiled with, g++'s -std= (default: %(default)s)",
     )
     parser.add_argument(
         "--resume",
@@ -258,6 +273,8 @@ def _verifier_config(args: argparse.Namespace) -> VerifierConfig:
         checkers={} if args.no_checkers else read_checkers(args.checkers),
         calibrate=args.calibrate,
         after_timeout=args.after_timeout,
+        language=Language(args.language),
+        compile=CompileSettings(standard=args.cpp_std),
     )
 
 
@@ -289,6 +306,14 @@ def _seconds(text: str) -> float:
     """An argparse type: a usable time limit, or argparse's own error (no traceback)."""
     try:
         return check_seconds("the time limit", float(text))
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _cpp_standard(text: str) -> str:
+    """An argparse type: a ``-std=`` value g++ takes (``c++17``, ``gnu++20`` ...)."""
+    try:
+        return CompileSettings(standard=text).standard
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
 

@@ -111,6 +111,32 @@ def test_score_judges_cpp_completions(tmp_path, capsys):
     assert [t["verdict"] for t in rows[1]["tests"]] == ["compile_error", "compile_error"]
 
 
+def test_score_language_and_standard_flags(tmp_path, capsys):
+    """Unlabelled blocks are C++ with --language cpp; --cpp-std reaches g++ (consteval is C++20)."""
+    (tmp_path / "problems.jsonl").write_text(json.dumps(SUM_ROW) + "\n")
+    cpp20 = SUM_CPP.replace("int main()", "consteval int one() { return 1; }\nint main()").replace(
+        "a + b", "a + b + one() - 1"
+    )
+    (tmp_path / "completions.jsonl").write_text(
+        "".join(json.dumps({"id": "sum", "completion": fenced(c, "")}) + "\n" for c in (SUM_CPP, cpp20))
+    )
+    files = [str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl")]
+    results = tmp_path / "completions.results.jsonl"
+
+    def passed(*flags: str) -> list[bool]:
+        results.unlink(missing_ok=True)
+        assert main(["score", *files, "--workers", "1", "--quiet", "--no-calibrate", *flags]) == 0
+        return [json.loads(line)["passed"] for line in results.read_text().splitlines()]
+
+    assert passed() == [False, False]  # read as Python
+    assert passed("--language", "cpp") == [True, False]  # consteval is not C++17
+    assert passed("--language", "cpp", "--cpp-std", "c++20") == [True, True]
+    with pytest.raises(SystemExit) as stopped:
+        main(["score", *files, "--language", "cpp", "--cpp-std", "c99"])
+    assert stopped.value.code == 2
+    assert "standard must be like 'c++17'" in capsys.readouterr().err
+
+
 def test_nemo_rl_environment_accepts_cpp_answers():
     pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
     pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
