@@ -140,6 +140,15 @@ class FamilyPieces(Protocol[Subject, Job, Result]):
         ...
 
 
+def training_dataset(rows: list[dict[str, Any]]) -> Any:
+    """``rows`` as a training run's dataset holds them: a ``datasets.Dataset`` (Arrow), whose
+    items are what NeMo RL hands the processor. ``FamilyDataset`` and the dry run's samples both
+    come from here, so a column Arrow would change looks the same in both."""
+    import datasets
+
+    return datasets.Dataset.from_list(rows)
+
+
 def decoded_env_info(info: Mapping[str, Any] | str, key: str, processor: str) -> Mapping[str, Any]:
     """An ``extra_env_info`` (the dict, or JSON text of it) that holds ``key``, which ``processor``
     writes; anything else is a ``ProblemFormatError`` naming the field."""

@@ -19,7 +19,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ClassVar
 
-import datasets
 from nemo_rl.data.datasets.raw_dataset import RawDataset
 from nemo_rl.data.datasets.response_datasets import DATASET_REGISTRY
 from nemo_rl.data.processors import PROCESSOR_REGISTRY, register_processor
@@ -30,6 +29,7 @@ from pydantic import BaseModel
 
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.families import ARC, UNIT_TESTS, TaskFamily, resolve
+from nemo_code_rl.family_pieces import training_dataset
 from nemo_code_rl.registration import register
 
 _LOG = logging.getLogger(__name__)
@@ -79,7 +79,7 @@ class FamilyDataset(RawDataset):
     def _load(self, entry: dict[str, Any]) -> None:
         settings = resolve(self.FAMILY.dataset_config)(entry, f"the data entry of {entry.get('source')!r}")
         self.task_name = settings.resolved_task_name
-        self.dataset = datasets.Dataset.from_list(settings.rows())
+        self.dataset = training_dataset(settings.rows())
         self.val_dataset = None
         if settings.held_out is not None:
             self.split_train_validation(*settings.held_out)

@@ -15,12 +15,15 @@ shared by the dataset classes and the dry run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, config_section, parse_section
 from nemo_code_rl.families import available_families
+
+if TYPE_CHECKING:
+    from nemo_code_rl.problems import Problem
 
 # ``ResponseDatasetConfig`` keys of NeMo RL @ 7ea279a (``nemo_rl/data/__init__.py``): NeMo RL
 # hands a dataset class its whole config entry, these included, merged with ``data.default``.
@@ -110,11 +113,16 @@ class CodeDatasetSettings(ConfigSection):
     def rows(self) -> list[dict[str, str]]:
         """The entry's problems as dataset rows, every row parsed (and so validated) up front."""
         from nemo_code_rl.problem_loading import load_code_dataset
-        from nemo_code_rl.problem_rows import to_dataset_rows
 
         problems = load_code_dataset(
             self.source, split=self.split, subset=self.subset, id_field=self.id_field
         )
+        return self.rows_of(problems)
+
+    def rows_of(self, problems: Iterable[Problem]) -> list[dict[str, str]]:
+        """``problems`` as this entry's dataset rows (the dry run's few problems go this way too)."""
+        from nemo_code_rl.problem_rows import to_dataset_rows
+
         return to_dataset_rows(problems, self.resolved_task_name)
 
     @property

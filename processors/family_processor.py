@@ -39,8 +39,15 @@ class FamilyProcessor:
         max_seq_length: int | None,
         idx: int,
     ) -> dict[str, Any]:
-        messages, extra = self.pieces.prompt(datum_dict, task_data_spec, idx)
+        messages, extra = self.prompt(datum_dict, task_data_spec, idx)
         return chat_datum(messages, extra, datum_dict, task_data_spec, tokenizer, max_seq_length, idx)
+
+    def prompt(
+        self, datum_dict: dict[str, Any], task_data_spec: Any, idx: int
+    ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """The processor's first half: the prompt's messages before the chat template, and the
+        ``extra_env_info`` (what the dry run shows where no tokenizer is at hand)."""
+        return self.pieces.prompt(datum_dict, task_data_spec, idx)
 
     def __repr__(self) -> str:
         return f"FamilyProcessor({self.pieces.family.name})"

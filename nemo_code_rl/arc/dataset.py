@@ -29,13 +29,16 @@ from typing import Any
 
 from nemo_code_rl.arc.augment import Augmentation, random_augmentation
 from nemo_code_rl.arc.data import DEFAULT_SOURCE, load_arc_tasks
-from nemo_code_rl.arc.prompts import PromptConfig, filter_by_prompt_tokens
+from nemo_code_rl.arc.prompts import PromptConfig, build_messages, filter_by_prompt_tokens
 from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
+from nemo_code_rl.arc.task_codec import EncodedTask, decode_task
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section, parse_section
 from nemo_code_rl.families import ARC
 from nemo_code_rl.problems import ProblemFormatError, decoded_json
 
 TASK_COLUMN = "arc_task"
+# The column beside it holding the task's plain fields and rendered prompt (``EncodedTask.header``).
+TASK_HEADER_COLUMN = "arc_task_header"
 PROMPT_COLUMN = "arc_prompt"
 AUGMENTATION_COLUMN = "arc_augmentation"
 DEFAULT_TASK_NAME = ARC.name
@@ -116,18 +119,38 @@ def build_dataset_rows(config: ArcDatasetConfig, tokenizer: Any = None) -> list[
 def dataset_rows(data: Sequence[ArcDatum], task_name: str = DEFAULT_TASK_NAME) -> list[dict[str, str]]:
     """Rows for ``datasets.Dataset.from_list``: every field JSON text, plus ``task_name``.
 
+    The task is stored in its one encoding (``task_codec``) with a header beside it (its id,
+    pair counts and the prompt's messages rendered with the row's prompt settings), so the
+    processor prompts it and the environment reads it without the task parser.
+
     An augmented task's prompt can outgrow ``max_prompt_tokens`` only by its color names' lengths;
     the processor masks any prompt that no longer fits.
     """
-    return [
-        {
-            TASK_COLUMN: json.dumps(datum.task.to_row()),
-            PROMPT_COLUMN: json.dumps(datum.prompt.to_dict()),
-            AUGMENTATION_COLUMN: json.dumps(datum.augmentation.to_dict() if datum.augmentation else None),
-            "task_name": task_name,
-        }
-        for datum in data
-    ]
+    rows = []
+    for datum in data:
+        encoded = EncodedTask.of(datum.task, build_messages(datum.task, datum.prompt))
+        rows.append(
+            {
+                TASK_COLUMN: encoded.text,
+                TASK_HEADER_COLUMN: encoded.header(),
+                PROMPT_COLUMN: json.dumps(datum.prompt.to_dict()),
+                AUGMENTATION_COLUMN: json.dumps(datum.augmentation.to_dict() if datum.augmentation else None),
+                "task_name": task_name,
+            }
+        )
+    return rows
+
+
+def encoded_task_from_row(row: Mapping[str, Any]) -> EncodedTask | None:
+    """The encoded task of a row ``dataset_rows`` wrote (nothing decoded), or ``None`` for a row
+    without the header (a raw row, or one written before it)."""
+    text, header = row.get(TASK_COLUMN), row.get(TASK_HEADER_COLUMN)
+    if not (isinstance(text, str) and isinstance(header, str)):
+        return None
+    try:
+        return EncodedTask.from_columns(text, header)
+    except ProblemFormatError as error:
+        raise error.under(TASK_HEADER_COLUMN) from error
 
 
 def datum_from_row(row: Mapping[str, Any]) -> ArcDatum:
@@ -136,7 +159,7 @@ def datum_from_row(row: Mapping[str, Any]) -> ArcDatum:
         if not is_arc_row(row):
             raise ProblemFormatError(f"neither an {TASK_COLUMN!r} column nor ARC train/test grids")
         return ArcDatum(task_from_row(row))
-    task = task_from_row(decoded_json(row[TASK_COLUMN], TASK_COLUMN))
+    task = decode_task(decoded_json(row[TASK_COLUMN], TASK_COLUMN))
     prompt = PromptConfig.from_dict(
         decoded_json(row[PROMPT_COLUMN], PROMPT_COLUMN) if row.get(PROMPT_COLUMN) else {}
     )

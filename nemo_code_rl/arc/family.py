@@ -2,11 +2,13 @@
 
 Rows become an ``ArcSubject`` (the task as the policy saw it, and its augmentation) through
 ``arc.dataset``; the prompt is ``arc.prompts``'s, with NeMo RL's prompt settings applied; the task
-travels in ``extra_env_info`` as JSON text (``env_info_for_task``), so Arrow and batch collation
-leave its ragged grids alone; ``ArcVerifier`` runs the program on every grid; a verification
-means: the episode ends when the train pairs pass, the sandbox faulted or the turns ran out; its
-feedback names the failed pairs; its metrics are the ARC table (``arc.metrics``). Every framework
-adapter reads the family through ``PIECES``.
+travels in ``extra_env_info`` as its one encoding's JSON text (``task_codec``, via
+``env_info_for_task``), so Arrow and batch collation leave its ragged grids alone and the
+environment reads it without the task parser; a dataset row of ours is prompted from its header
+column, never parsed again; ``ArcVerifier`` runs the program on every grid; a verification means:
+the episode ends when the train pairs pass, the sandbox faulted or the turns ran out; its feedback
+names the failed pairs; its metrics are the ARC table (``arc.metrics``). Every framework adapter
+reads the family through ``PIECES``.
 """
 
 from __future__ import annotations
@@ -17,12 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from nemo_code_rl.arc.augment import Augmentation
-from nemo_code_rl.arc.dataset import ArcDatum, datum_from_row
+from nemo_code_rl.arc.dataset import AUGMENTATION_COLUMN, ArcDatum, datum_from_row, encoded_task_from_row
 from nemo_code_rl.arc.feedback import feedback_text
 from nemo_code_rl.arc.metrics import arc_metrics
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.scoring import result_fields
-from nemo_code_rl.arc.task import ArcTask, task_from_row
+from nemo_code_rl.arc.task import ArcTask
+from nemo_code_rl.arc.task_codec import EncodedTask, decode_task
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend
 from nemo_code_rl.families import ARC, TaskFamily
@@ -42,9 +45,13 @@ class ArcSubject(NamedTuple):
     augmentation: Augmentation | None
 
 
-def env_info_for_task(task: ArcTask, augmentation: Augmentation | None = None) -> dict[str, Any]:
-    """The ``extra_env_info`` of a task: the task (in the frame the prompt shows) as JSON text,
-    the augmentation that frame came from, and a few plain fields for logging.
+def env_info_for_task(
+    task: ArcTask | EncodedTask, augmentation: Augmentation | str | None = None
+) -> dict[str, Any]:
+    """The ``extra_env_info`` of a task: the task (in the frame the prompt shows) in its one
+    encoding (``task_codec``), the augmentation that frame came from, and a few plain fields for
+    logging. An ``EncodedTask`` (a dataset row's) goes in as it is, its text not decoded, and so
+    may the augmentation's JSON text.
 
     >>> from nemo_code_rl.arc.task import task_from_row
     >>> task = task_from_row({"id": "t", "train": [{"input": [[1]], "output": [[2]]}],
@@ -53,24 +60,28 @@ def env_info_for_task(task: ArcTask, augmentation: Augmentation | None = None) -
     >>> task_from_env_info(info)[0] == task, info["n_train"]
     (True, 1)
     """
+    encoded = task if isinstance(task, EncodedTask) else EncodedTask.of(task, [])
+    if not isinstance(augmentation, str):
+        augmentation = json.dumps(augmentation.to_dict() if augmentation else None)
     return {
-        TASK_KEY: json.dumps(task.to_row()),
-        AUGMENTATION_KEY: json.dumps(augmentation.to_dict() if augmentation else None),
-        "task_id": task.id,
-        "n_train": len(task.train),
-        "n_test": len(task.test),
+        TASK_KEY: encoded.text,
+        AUGMENTATION_KEY: augmentation,
+        "task_id": encoded.task_id,
+        "n_train": encoded.n_train,
+        "n_test": encoded.n_test,
     }
 
 
 def task_from_env_info(info: Mapping[str, Any] | str) -> tuple[ArcTask, Augmentation | None]:
-    """The task and augmentation ``env_info_for_task`` encoded (the dict, or JSON text of it).
+    """The task and augmentation ``env_info_for_task`` encoded (the dict, or JSON text of it),
+    decoded without the task parser (an ``extra_env_info`` written before the codec is parsed).
 
     Raises:
         ProblemFormatError: naming the ``extra_env_info`` field that is missing or malformed.
     """
     info = decoded_env_info(info, TASK_KEY, ARC.name)
     try:
-        task = task_from_row(decoded_json(info[TASK_KEY], f"extra_env_info.{TASK_KEY}"))
+        task = decode_task(decoded_json(info[TASK_KEY], f"extra_env_info.{TASK_KEY}"))
     except ProblemFormatError as error:
         raise error.under(f"extra_env_info.{TASK_KEY}") from error
     augmentation = decoded_json(info.get(AUGMENTATION_KEY), f"extra_env_info.{AUGMENTATION_KEY}")
@@ -89,6 +100,17 @@ def datum_at(row: Any, idx: int) -> ArcDatum:
         return datum_from_row(row)
     except ProblemFormatError as error:
         raise error.at(location) from error
+
+
+def encoded_task_at(row: Any, idx: int) -> EncodedTask | None:
+    """The encoded task of a row ``dataset_rows`` wrote (``None`` for any other row), its errors
+    placed at ``row idx N``."""
+    if not isinstance(row, Mapping):
+        return None
+    try:
+        return encoded_task_from_row(row)
+    except ProblemFormatError as error:
+        raise error.at(f"row idx {idx}") from error
 
 
 def with_task_spec(messages: list[dict[str, str]], task_data_spec: Any) -> list[dict[str, str]]:
@@ -136,6 +158,12 @@ class ArcPieces:
     def prompt(
         self, row: Mapping[str, Any], task_data_spec: Any, idx: int
     ) -> tuple[list[dict[str, str]], dict[str, Any]]:
+        """A row of our dataset classes is not parsed again: its prompt comes from the task's
+        header column and its encoded task goes to ``extra_env_info`` as it is."""
+        encoded = encoded_task_at(row, idx)
+        if encoded is not None:
+            augmentation = row.get(AUGMENTATION_COLUMN) or json.dumps(None)
+            return with_task_spec(encoded.messages, task_data_spec), env_info_for_task(encoded, augmentation)
         datum = datum_at(row, idx)
         messages = with_task_spec(build_messages(datum.task, datum.prompt), task_data_spec)
         return messages, env_info_for_task(datum.task, datum.augmentation)

@@ -28,6 +28,7 @@ from nemo_code_rl.dry_run.keys import (
 from nemo_code_rl.dry_run.samples import (
     Loaded,
     Sample,
+    family_samples,
     hub_unavailable,
     local_tokenizer,
     processed_sample,
@@ -158,7 +159,7 @@ class DryRun:
     def _load(self, where: str, family: TaskFamily, entry: Mapping[str, Any]) -> Loaded:
         try:
             settings = resolve(family.dataset_config)(entry, where)
-            loaded = resolve(family.sampler)(settings, self.rows)
+            loaded = family_samples(family, settings, self.rows)
         except Exception as error:  # noqa: BLE001 - a data source that cannot be read is this config's error
             self.findings.append(
                 Finding("error", where, f"cannot load rows: {type(error).__name__}: {error}")
@@ -167,6 +168,8 @@ class DryRun:
         self._write(f"{where}: loaded {loaded.origin}")
         if loaded.stand_in is not None:
             self._skip(f"{where} data", loaded.stand_in)
+        if loaded.raw is not None:
+            self._skip(f"{where} rows through Arrow", loaded.raw)
         return loaded
 
     def _process(

@@ -1,10 +1,11 @@
 """A few rows of every dataset of ours, through the family's real processor.
 
-The rows are those our NeMo RL dataset classes build (a packaged sample where the hub is out of
-reach). Each goes through the processor NeMo RL would call: whole where the configured tokenizer
-is available locally (the prompt templated and its tokens counted), else its first half (the
-prompt's messages and ``extra_env_info``, before the chat template), so the environment gets what
-training would give it either way.
+The rows are those our NeMo RL dataset classes build, by the same row builder and through Arrow
+as ``FamilyDataset`` holds them (a packaged sample where the hub is out of reach). Each goes
+through the processor NeMo RL would call (``FamilyProcessor``): whole where the configured
+tokenizer is available locally (the prompt templated and its tokens counted), else its first half
+(the prompt's messages and ``extra_env_info``, before the chat template), so the environment gets
+what training would give it either way.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from urllib.parse import urlparse
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.config_loading import packaged_config_dir
 from nemo_code_rl.families import TaskFamily, resolve
+from nemo_code_rl.family_pieces import training_dataset
 
 SAMPLE_PATH = Path("samples") / "code_problems.jsonl"
 """The packaged problems (inside ``configs/``) read in place of a hub dataset the dry run cannot reach."""
@@ -57,13 +59,14 @@ class Sample:
 
 
 class Loaded(NamedTuple):
-    """A few rows of a dataset with their known answers, where they came from, and why a stand-in
-    was read instead, if so."""
+    """A few rows of a dataset with their known answers, where they came from, why a stand-in
+    was read instead, if so, and why the rows are as built rather than through Arrow, if so."""
 
     rows: list[dict[str, Any]]
     references: list[str | None]
     origin: str
     stand_in: str | None = None
+    raw: str | None = None
 
 
 class Processed(NamedTuple):
@@ -107,33 +110,42 @@ def hub_unavailable() -> str | None:
     return None
 
 
+def family_samples(family: TaskFamily, settings: Any, limit: int) -> Loaded:
+    """A few rows of ``family``'s dataset as a training run's dataset holds them: the family's
+    sampler picks them, built by the dataset's own row builder, and they go through Arrow
+    (``training_dataset``) as ``FamilyDataset``'s rows do."""
+    loaded: Loaded = resolve(family.sampler)(settings, limit)
+    if importlib.util.find_spec("datasets") is None:
+        return loaded._replace(
+            raw="the datasets package is not installed (training needs it: pip install 'nemo-code-rl[data]')"
+        )
+    return loaded._replace(rows=list(training_dataset(loaded.rows)) if loaded.rows else [])
+
+
 def code_samples(settings: Any, limit: int) -> Loaded:
-    """A few rows of a coding-problem dataset, and where they came from."""
-    from nemo_code_rl.problem_loading import load_code_dataset
-    from nemo_code_rl.problem_rows import to_dataset_rows
+    """A few rows of a coding-problem dataset (``settings.rows_of``), and where they came from."""
+    from nemo_code_rl.problem_rows import problem_from_datum
     from nemo_code_rl.problems import load_problems
 
     source = settings.source
     is_hub = not Path(source).exists() and _HUB_ID.match(source) and not source.endswith(_FILE_SUFFIXES)
     reason: str | None = None
     if not is_hub:
-        problems = load_code_dataset(
-            source, split=settings.split, subset=settings.subset, id_field=settings.id_field
-        )
-        origin = f"{min(limit, len(problems))} of the {len(problems)} problems in {source}"
-        problems = problems[:limit]
+        rows = settings.rows()
+        origin = f"{min(limit, len(rows))} of the {len(rows)} problems in {source}"
+        rows = rows[:limit]
     elif (reason := hub_unavailable()) is None:
-        rows = hub_head(source, settings.subset, settings.split, limit)
-        problems = load_problems(rows, id_field=settings.id_field)
-        origin = f"the first {len(problems)} problems of {source} (split {settings.split}) on the hub"
+        head = hub_head(source, settings.subset, settings.split, limit)
+        rows = settings.rows_of(load_problems(head, id_field=settings.id_field))
+        origin = f"the first {len(rows)} problems of {source} (split {settings.split}) on the hub"
     else:
         sample = packaged_config_dir() / SAMPLE_PATH
-        problems = load_problems(sample)[:limit]
-        origin = f"{len(problems)} problems of the packaged sample {sample} in place of {source}: {reason}"
+        rows = settings.rows_of(load_problems(sample)[:limit])
+        origin = f"{len(rows)} problems of the packaged sample {sample} in place of {source}: {reason}"
     stand_in = f"{source} is on the hub, which is out of reach ({reason}): the packaged sample was read"
     return Loaded(
-        to_dataset_rows(problems, settings.resolved_task_name),
-        [problem.reference_solution for problem in problems],
+        rows,
+        [problem_from_datum(row, index).reference_solution for index, row in enumerate(rows)],
         origin,
         stand_in if reason is not None else None,
     )
@@ -156,11 +168,10 @@ def hub_head(dataset_id: str, subset: str | None, split: str, limit: int) -> lis
 
 
 def arc_samples(settings: Any, limit: int) -> Loaded:
-    """A few ARC tasks as our dataset rows (without augmentation or prompt-length filtering)."""
-    from nemo_code_rl.arc.dataset import build_dataset_rows
-
+    """A few ARC tasks as the entry's dataset rows (``settings.rows``), without augmentation or
+    prompt-length filtering."""
     arc = dataclasses.replace(settings.arc, augmentations=0, max_prompt_tokens=None)
-    rows = build_dataset_rows(arc)
+    rows = dataclasses.replace(settings, arc=arc, tokenizer=None).rows()
     kept = rows[:limit]
     return Loaded(
         kept,
@@ -178,16 +189,18 @@ def processed_sample(
     tokenizer: Any,
     max_seq_length: int | None,
 ) -> Processed:
-    """``row`` through ``family``'s processor: the whole of it with a tokenizer, else its first half.
+    """``row`` through ``family``'s processor (the ``FamilyProcessor`` NeMo RL calls): the whole of
+    it with a tokenizer, else its first half (``FamilyProcessor.prompt``).
 
     Raises:
         Exception: whatever the processor raises (it would stop a data-loader worker).
     """
     spec = TaskSpec.for_entry(entry, row)
+    processor = resolve(family.processor)
     if tokenizer is None:
-        messages, env_info = resolve(family.pieces).prompt(row, spec, index)
+        messages, env_info = processor.prompt(row, spec, index)
         return Processed(Sample(row, messages, env_info, reference))
-    datum = resolve(family.processor)(row, spec, tokenizer, max_seq_length, index)
+    datum = processor(row, spec, tokenizer, max_seq_length, index)
     templated = [{"role": "user", "content": datum["message_log"][0]["content"]}]
     sample = Sample(row, templated, datum["extra_env_info"], reference)
     return Processed(sample, datum["length"], datum["loss_multiplier"] == 0)

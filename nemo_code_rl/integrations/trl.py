@@ -37,7 +37,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows
+from nemo_code_rl.arc.dataset import TASK_HEADER_COLUMN, ArcDatum, dataset_rows
 from nemo_code_rl.arc.family import PIECES as ARC_PIECES
 from nemo_code_rl.arc.prompts import build_messages
 from nemo_code_rl.arc.verifier import ArcVerifierConfig
@@ -85,7 +85,7 @@ def arc_trl_rows(data: Sequence[ArcDatum]) -> list[dict[str, Any]]:
     return [
         {
             "prompt": build_messages(datum.task, datum.prompt),
-            **{k: v for k, v in row.items() if k != "task_name"},
+            **{k: v for k, v in row.items() if k not in ("task_name", TASK_HEADER_COLUMN)},
         }
         for datum, row in zip(data, encoded, strict=True)
     ]
