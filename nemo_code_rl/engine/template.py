@@ -131,7 +131,7 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
         os.closerange(keep[1] + 1, 1 << 16)
         os.chdir(workdir)
         if workdir != sandbox.WORKDIR:  # level ``none``: a folder of its own per program
-            os.environ.update(HOME=workdir, TMPDIR=workdir)
+            os.environ.update(program_env(workdir))
         for kind, values in spec["rlimits"]:
             resource.setrlimit(kind, tuple(values))
         sandbox.drop_privileges(config)
