@@ -115,8 +115,9 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
             syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
         cgroups.join(fds["cgroup"])
         syscalls.prctl(syscalls.PR_SET_DUMPABLE, 1)  # the template is not; its memory holds nothing of a job
-        with open("/proc/self/oom_score_adj", "w") as handle:  # the kernel's first choice, inherited
-            handle.write("1000")
+        adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # the kernel's first choice, inherited
+        os.write(adj, b"1000")
+        os.close(adj)
         if config.level in sandbox.NAMESPACED:  # SysV queues and segments die with the program
             syscalls.unshare(syscalls.CLONE_NEWIPC)
         os.dup2(fds["stdin"], 0)
@@ -129,8 +130,8 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
         os.closerange(keep[0] + 1, keep[1])
         os.closerange(keep[1] + 1, 1 << 16)
         os.chdir(workdir)
-        os.environ.clear()
-        os.environ.update(program_env(workdir))
+        if workdir != sandbox.WORKDIR:  # level ``none``: a folder of its own per program
+            os.environ.update(program_env(workdir))
         for kind, values in spec["rlimits"]:
             resource.setrlimit(kind, tuple(values))
         sandbox.drop_privileges(config)
@@ -241,6 +242,8 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
     syscalls.prctl(syscalls.PR_SET_DUMPABLE, 0)
     loaded, missing = _preload(preload)
     runner.prepare()
+    os.environ.clear()  # set once here, as every child inherits it: a child writing it costs page copies
+    os.environ.update(program_env(sandbox.WORKDIR))
     send(sock, json.dumps({"preloaded": loaded, "not_importable": missing}).encode())
     child, workdir, path = 0, sandbox.Workdir(config), None
     while True:

@@ -1,7 +1,10 @@
 """Programs behave as under ``python3 main.py``: a real ``__main__`` module, and forked children
 that leave through ``sys.exit`` without disturbing their parent's results."""
 
-from nemo_code_rl import Program, Verdict
+import ast
+
+from nemo_code_rl import ExecutionPool, Program, Verdict
+from nemo_code_rl.engine import template
 
 
 def run_one(pool, source: str, stdin: str = ""):
@@ -59,3 +62,27 @@ def test_a_forked_child_falling_off_the_end_exits_with_the_program(pool):
     source = "import os\nif os.fork() == 0:\n    print('child')\nelse:\n    os.wait()\n    print('parent')\n"
     result = run_one(pool, source)
     assert (result.verdict, sorted(result.stdout.splitlines())) == (Verdict.OK, ["child", "parent"])
+
+
+_SHOW_ENVIRONMENT = (
+    "import os\n"
+    "print(sorted(os.environ.items()))\n"
+    "print(os.environ['HOME'] == os.environ['TMPDIR'] == os.getcwd())\n"
+)
+
+
+def test_program_environment_is_the_sandbox_one_with_its_own_workdir(pool, monkeypatch):
+    """Only the sandbox's variables, whatever the caller's environment holds; HOME and TMPDIR are
+    the program's private folder (a fresh one per program at level ``none``)."""
+    monkeypatch.setenv("TRAINER_SECRET_TOKEN", "leak")
+    with ExecutionPool(workers=1, limits=pool.limits, isolation="none") as bare:
+        for engine in (pool, bare):
+            first, second = (run_one(engine, _SHOW_ENVIRONMENT) for _ in range(2))
+            for result in (first, second):
+                assert result.verdict is Verdict.OK, result.stderr
+                listed, same = result.stdout.splitlines()
+                names = [name for name, _ in ast.literal_eval(listed)]
+                assert names == sorted(template.program_env("/tmp")), names
+                assert same == "True"
+            homes = [dict(ast.literal_eval(r.stdout.splitlines()[0]))["HOME"] for r in (first, second)]
+            assert (homes[0] == homes[1]) == (engine is pool), homes

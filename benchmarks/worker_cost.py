@@ -1,0 +1,129 @@
+"""Where a program's CPU goes below the parent: the worker's supervisor, the template and the child.
+
+On ``bench``'s workload (stdin programs, right, wrong and raising), for the bare-fork floor and the
+engine at each isolation level, it reads from ``/proc`` the CPU each pool process has used during a
+batch: the supervisor's own (the worker process), the template's own (it forks every child, so
+the kernel's fork work is charged to it) and that of the children it reaped (``cutime`` and
+``cstime`` of the template: the children's whole lives, exec of the program, its exit). For the
+floor: the forker's own and its reaped children's. CPU time, not wall time, so a busy shared
+machine changes the numbers little. Run at two test counts, the difference gives what each
+process costs per program and per test (``cost = per_program + tests * per_test``).
+
+    python benchmarks/worker_cost.py --programs 400 --tests 1 10 --isolation none namespaces
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+
+from nemo_code_rl.benchmarking.baselines import ForkFloor
+from nemo_code_rl.benchmarking.workload import build_workload
+from nemo_code_rl.engine import ExecutionPool, Limits, Program
+
+_TICK = os.sysconf("SC_CLK_TCK")
+_CPU = ("supervisor", "template", "children")
+_KINDS = (*_CPU, *(f"{kind}_faults" for kind in _CPU))
+
+
+def _stat(pid: int) -> tuple[float, float, int, int]:
+    """Own CPU seconds, CPU seconds of reaped children, and the same two for minor page faults
+    (a page written that the process shares copy-on-write with the one it was forked from)."""
+    with open(f"/proc/{pid}/stat") as handle:
+        fields = handle.read().rsplit(")", 1)[1].split()
+    utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
+    return (utime + stime) / _TICK, (cutime + cstime) / _TICK, int(fields[7]), int(fields[8])
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as handle:
+            found += [int(v) for v in handle.read().split()]
+    return found
+
+
+def _snapshot(roots: list[int]) -> dict[str, float]:
+    """CPU seconds so far of the roots (supervisors or forkers), their long-lived children
+    (templates) and what those reaped (the programs)."""
+    totals = dict.fromkeys(_KINDS, 0.0)
+    for root in roots:
+        own, reaped, faults, reaped_faults = _stat(root)
+        totals["supervisor"] += own
+        totals["supervisor_faults"] += faults
+        templates = _children(root)
+        if not templates:  # the floor: the forker reaps its children itself
+            totals["children"] += reaped
+            totals["children_faults"] += reaped_faults
+        for pid in templates:
+            own, reaped, faults, reaped_faults = _stat(pid)
+            totals["template"] += own
+            totals["template_faults"] += faults
+            totals["children"] += reaped
+            totals["children_faults"] += reaped_faults
+    return totals
+
+
+def _measure(roots: list[int], run, programs: int) -> dict[str, float]:
+    """Milliseconds of CPU, and minor page faults, per program in each process kind during ``run()``."""
+    before = _snapshot(roots)
+    run()
+    after = _snapshot(roots)
+    per = {k: (after[k] - before[k]) * (1000 if k in _CPU else 1) / programs for k in before}
+    per["total"] = sum(per[k] for k in _CPU)
+    per["total_faults"] = sum(per[f"{k}_faults"] for k in _CPU)
+    return {k: round(v, 3 if k in (*_CPU, "total") else 1) for k, v in per.items()}
+
+
+def measure(programs: int, tests: int, workers: int, levels: list[str], repeats: int) -> dict[str, dict]:
+    items = build_workload(programs, tests)
+    jobs = [(item.source, item.inputs) for item in items]
+    batch = [Program(item.source, list(item.inputs)) for item in items]
+    found: dict[str, dict] = {}
+    with ForkFloor(workers) as floor:
+        roots = [p.pid for p in floor._processes]  # the floor has no public pids; a benchmark may look
+        floor.run(jobs[:20], 5.0)
+        found["floor"] = min(
+            (_measure(roots, lambda: floor.run(jobs, 5.0), programs) for _ in range(repeats)),
+            key=lambda r: r["total"],
+        )
+    for level in levels:
+        with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=level) as pool:
+            pool.run_batch(batch[:20])
+            found[level] = min(
+                (_measure(pool.worker_pids, lambda: pool.run_batch(batch), programs) for _ in range(repeats)),
+                key=lambda r: r["total"],
+            )
+    return found
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--programs", type=int, default=400)
+    parser.add_argument("--tests", type=int, nargs="+", default=[1, 10])
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--isolation", nargs="+", default=["none", "namespaces"])
+    parser.add_argument("--repeats", type=int, default=3)
+    args = parser.parse_args()
+    report = {}
+    for tests in args.tests:
+        report[tests] = measure(args.programs, tests, args.workers, args.isolation, args.repeats)
+        for layer, row in report[tests].items():
+            print(f"tests={tests} {layer:>10}", row, flush=True)
+    if len(args.tests) >= 2:
+        low, high = min(args.tests), max(args.tests)
+        for layer in report[low]:
+            split = {}
+            for kind, at_high in report[high][layer].items():
+                per_test = (at_high - report[low][layer][kind]) / (high - low)
+                per_program = at_high - high * per_test
+                split[kind] = {"per_program": round(per_program, 3), "per_test": round(per_test, 3)}
+            print("split", layer, split, flush=True)
+            report[f"split_{layer}"] = split
+    print(json.dumps(report))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
