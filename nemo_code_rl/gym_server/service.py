@@ -37,7 +37,7 @@ INFRA_FAILURE_CLASS = "verifier_infra_fault"
 
 # LiveCodeBench's per-test codes, as code_gen reports them in ``result`` (-1 is its compile error;
 # a lost worker reports it too, and ``infra_fault`` tells the two apart).
-_LCB_CODES = {
+_LCB_CODES: dict[str, int] = {
     Verdict.WRONG_ANSWER: -2,
     Verdict.TIMEOUT: -3,
     Verdict.WORKER_LOST: -1,
