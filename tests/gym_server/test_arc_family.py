@@ -10,6 +10,7 @@ import httpx
 import pytest
 from pydantic import ValidationError
 
+from nemo_code_rl.families import ARC, UNIT_TESTS
 from nemo_code_rl.gym_server import ServerOptions
 from tests.arc.programs import TILE_00576224, completion
 
@@ -31,7 +32,7 @@ def arc_row(fixtures_dir) -> dict[str, Any]:
 
 @pytest.fixture(scope="module")
 def arc_server(start_server) -> str:  # noqa: F811
-    return start_server("family: arc_programs\nnum_processes: 2")
+    return start_server(f"family: {ARC.name}\nnum_processes: 2")
 
 
 def _verify(server: str, row: dict[str, Any], code: str) -> httpx.Response:
@@ -65,10 +66,10 @@ def test_a_malformed_arc_row_is_a_422_naming_the_field(arc_server, arc_row):
 
 
 def test_the_family_key_is_checked():
-    with pytest.raises(ValidationError, match="did you mean 'arc_programs'"):
-        ServerOptions.model_validate({"family": "arc_program"})
-    with pytest.raises(ValidationError, match="unit_test_timeout_secs: options of the code_unit_tests"):
-        ServerOptions.model_validate({"family": "arc_programs", "unit_test_timeout_secs": 3})
+    with pytest.raises(ValidationError, match=f"did you mean '{ARC.name}'"):
+        ServerOptions.model_validate({"family": ARC.name[:-1]})
+    with pytest.raises(ValidationError, match=f"unit_test_timeout_secs: options of the {UNIT_TESTS.name}"):
+        ServerOptions.model_validate({"family": ARC.name, "unit_test_timeout_secs": 3})
     with pytest.raises(ValidationError, match="verifier"):
-        ServerOptions.model_validate({"family": "arc_programs", "verifier": {"rewrad": {}}})
-    assert ServerOptions().family == "code_unit_tests"
+        ServerOptions.model_validate({"family": ARC.name, "verifier": {"rewrad": {}}})
+    assert ServerOptions().family == UNIT_TESTS.name
