@@ -18,7 +18,15 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
 from nemo_code_rl.arc.verifier import ArcVerifierConfig
 from nemo_code_rl.checkers import read_checkers
@@ -301,21 +309,24 @@ class ServerOptions(BaseModel):
 
     @field_validator("verifier")
     @classmethod
-    def _verifier_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for key, replacement in _RESERVED_VERIFIER_KEYS.items():
-            if key in value:
-                raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
+    def _verifier_keys(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        if "family" not in info.data:  # the family itself is wrong, and reported
+            return value
+        if info.data["family"] == UNIT_TESTS.name:
+            for key, replacement in _RESERVED_VERIFIER_KEYS.items():
+                if key in value:
+                    raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
+        _family_verifier_config(info.data["family"], value, timeout_s=DEFAULT_TIMEOUT_S, checkers={})
         return value
 
     @model_validator(mode="after")
-    def _family_verifier(self) -> ServerOptions:
+    def _unit_test_options(self) -> ServerOptions:
         misplaced = sorted(_UNIT_TEST_OPTIONS & self.model_fields_set)
         if self.family != UNIT_TESTS.name and misplaced:
             raise ConfigError(
                 f"{', '.join(misplaced)}: options of the {UNIT_TESTS.name} family, not of {self.family}"
                 " (set its verifier's keys under 'verifier')"
             )
-        self._family_verifier_config(checkers={})
         return self
 
     @field_validator("unit_test_timeout_secs")
@@ -334,12 +345,9 @@ class ServerOptions(BaseModel):
         """The family's verifier config these options describe (for unit tests, with the checkers
         read from ``checkers_dir``)."""
         checkers = read_checkers(self.checkers_dir) if self.checkers_dir is not None else {}
-        return self._family_verifier_config(checkers)
-
-    def _family_verifier_config(self, checkers: Mapping[str, str]) -> VerifierConfig | ArcVerifierConfig:
-        if self.family == ARC.name:
-            return ArcVerifierConfig.from_dict(self.verifier, where="verifier")
-        return _verifier_config(self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers)
+        return _family_verifier_config(
+            self.family, self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers
+        )
 
     @classmethod
     def from_gym_config(cls, data: Mapping[str, Any], name: str | None = None) -> ServerOptions:
@@ -361,6 +369,16 @@ def config_error_line(error: Exception) -> str:
             for item in error.errors()
         )
     return " ".join(str(error).split())
+
+
+def _family_verifier_config(
+    family: str, data: Mapping[str, Any], timeout_s: float, checkers: Mapping[str, str]
+) -> VerifierConfig | ArcVerifierConfig:
+    """The verifier config of ``family`` from the ``verifier`` option (for unit tests, with the
+    server's timeout and checkers)."""
+    if family == ARC.name:
+        return ArcVerifierConfig.from_dict(data, where="verifier")
+    return _verifier_config(data, timeout_s=timeout_s, checkers=checkers)
 
 
 def _verifier_config(
