@@ -18,7 +18,9 @@ from typing import Any
 from fastapi import FastAPI, HTTPException, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel
 
+from nemo_code_rl.gym_server.family_io import GYM_FAMILIES
 from nemo_code_rl.gym_server.metrics import aggregate_metrics
 from nemo_code_rl.gym_server.models import (
     AggregateMetrics,
@@ -26,8 +28,6 @@ from nemo_code_rl.gym_server.models import (
     SeedSessionRequest,
     SeedSessionResponse,
     ServerOptions,
-    VerifyRequest,
-    VerifyResponse,
 )
 from nemo_code_rl.gym_server.service import VerificationService, VerificationUnavailable
 from nemo_code_rl.problems import ProblemFormatError
@@ -64,11 +64,16 @@ def create_app(config: ServerOptions | Mapping[str, Any] | None = None) -> FastA
     async def seed_session(body: SeedSessionRequest) -> SeedSessionResponse:
         return SeedSessionResponse()
 
-    @app.post("/verify", response_model_exclude_unset=True)
-    async def verify(body: VerifyRequest, request: Request) -> VerifyResponse:
+    family = GYM_FAMILIES[options.family]
+
+    async def verify(body: BaseModel, request: Request) -> BaseModel:
         data = body.model_dump(mode="json", exclude_unset=True)
         details = await verify_or_http_error(request.app.state.service, data, request)
-        return VerifyResponse.model_validate({**data, **details})
+        return family.response_model.model_validate({**data, **details})
+
+    # The family's request and response models, for FastAPI's validation and schema.
+    verify.__annotations__.update({"body": family.request_model, "return": family.response_model})
+    app.post("/verify", response_model_exclude_unset=True)(verify)
 
     @app.post("/aggregate_metrics")
     async def aggregate(body: AggregateMetricsRequest) -> AggregateMetrics:

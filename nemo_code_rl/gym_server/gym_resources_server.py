@@ -28,6 +28,8 @@ except ImportError as error:  # the standalone app needs no Gym; say which one t
         "environment); without Gym, serve the standalone app: python -m nemo_code_rl.gym_server"
     ) from error
 
+from nemo_code_rl.config_keys import ConfigError
+from nemo_code_rl.families import UNIT_TESTS
 from nemo_code_rl.gym_server.app import service_lifespan, verify_or_http_error
 from nemo_code_rl.gym_server.metrics import key_metrics, pass_metrics
 from nemo_code_rl.gym_server.models import ServerOptions, VerifierMetadata, VerifyDetails
@@ -62,6 +64,12 @@ class NemoCodeRLResourcesServer(SimpleResourcesServer):
     config: NemoCodeRLServerConfig
 
     def setup_webserver(self) -> FastAPI:
+        if self.config.family != UNIT_TESTS.name:
+            raise ConfigError(
+                f"family {self.config.family!r}: on Gym's base classes this server serves"
+                f" {UNIT_TESTS.name} only; serve another family with the standalone app"
+                " (python -m nemo_code_rl.gym_server)"
+            )
         app = super().setup_webserver()
         app.router.lifespan_context = service_lifespan(self.config)
         return app

@@ -13,16 +13,27 @@ before it can reach a sandbox worker.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 
+from nemo_code_rl.arc.verifier import ArcVerifierConfig
 from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, check_seconds
+from nemo_code_rl.families import ARC, FAMILIES, UNIT_TESTS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
 from nemo_code_rl.verification import VerifierConfig
 
@@ -47,6 +58,8 @@ _RESERVED_VERIFIER_KEYS = {
     "timeout_s": "unit_test_timeout_secs",
     "checkers": "checkers_dir",
 }
+# Server options that configure the unit-test family's verifier only.
+_UNIT_TEST_OPTIONS = frozenset(_RESERVED_VERIFIER_KEYS.values())
 
 
 class UnitTests(BaseModel):
@@ -124,6 +137,20 @@ class VerifyRequest(BaseModel):
     verifier_metadata: VerifierMetadata
 
 
+class ArcVerifyRequest(BaseModel):
+    """``POST /verify`` of the ARC family: one rollout of a NeMo Gym ``arc_agi`` row (its train
+    pairs, ``test_input``, ``expected_output`` when known, ``task_id``); the grids are read by
+    ``arc.task.task_from_row``, whose errors name the field. Other row fields are echoed."""
+
+    model_config = ConfigDict(extra="allow")
+
+    responses_create_params: ResponsesCreateParams
+    response: ResponseObject
+    train: list[dict[str, Any]] = Field(min_length=1)
+    test_input: list[list[int]]
+    expected_output: list[list[int]] | None = None
+
+
 class TestReport(BaseModel):
     """One test's verdict: ``passed``, ``wrong_answer``, ``not_run`` or an engine verdict."""
 
@@ -166,6 +193,32 @@ class VerifyResponse(VerifyDetails, VerifyRequest):
     """``POST /verify``'s answer: the request, ``reward`` and the details."""
 
 
+class ArcVerifyDetails(BaseModel):
+    """What ``/verify`` adds to an ARC request: the reward, the program (``extracted_model_code``,
+    as ``code_gen``'s field, so the task metrics' majority vote reads it), and ARC's result fields
+    (``arc.scoring.result_fields``: the outcome, ``verdict``, ``message``, ``predictions``, ...).
+    An infrastructure fault is flagged as for code (``infra_fault``, ``_ng_failure_class``)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    reward: float
+    extracted_model_output: str | None = None
+    extracted_model_code: str | None = None
+    reasoning_format_violation_rate: float = 0.0
+    task_id: str
+    verdict: str
+    message: str
+    format_ok: bool
+    infra_fault: bool
+    passed: bool | None
+    predictions: list[list[list[int]] | None]
+    reward_version: str
+
+
+class ArcVerifyResponse(ArcVerifyDetails, ArcVerifyRequest):
+    """``POST /verify``'s answer for ARC: the request, ``reward`` and the details."""
+
+
 class SeedSessionRequest(BaseModel):
     """``POST /seed_session``: verification keeps no per-rollout state, so nothing is read."""
 
@@ -197,6 +250,10 @@ class ServerOptions(BaseModel):
     workers in the engine pool (``null``: one per CPU core), which every request shares.
 
     Args:
+        family: the task family served (``nemo_code_rl.families``): ``code_unit_tests``
+            (default; ``code_gen``'s rows and answers) or ``arc_programs`` (NeMo Gym's ``arc_agi``
+            rows, answered with a ``transform`` program; ``verifier`` then holds
+            ``ArcVerifierConfig``'s keys, and the two unit-test options below are errors).
         num_processes: sandbox workers.
         unit_test_timeout_secs: wall-clock limit of each test.
         reasoning_format_penalty: ``code_gen``'s rule: the reward of a response whose final text
@@ -218,6 +275,7 @@ class ServerOptions(BaseModel):
             memory and the fault rate above which ``/verify`` answers 503.
     """
 
+    family: str = UNIT_TESTS.name
     num_processes: int | None = Field(default=None, ge=1)
     unit_test_timeout_secs: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     reasoning_format_penalty: float = 0.0
@@ -239,14 +297,37 @@ class ServerOptions(BaseModel):
         FaultPolicyConfig.from_dict(value)
         return value
 
+    @field_validator("family")
+    @classmethod
+    def _family(cls, value: str) -> str:
+        names = [family.name for family in FAMILIES]
+        if value not in names:
+            close = difflib.get_close_matches(value, names, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"family {value!r} is not a task family{hint} (families: {', '.join(names)})")
+        return value
+
     @field_validator("verifier")
     @classmethod
-    def _verifier_keys(cls, value: dict[str, Any]) -> dict[str, Any]:
-        for key, replacement in _RESERVED_VERIFIER_KEYS.items():
-            if key in value:
-                raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
-        _verifier_config(value, timeout_s=DEFAULT_TIMEOUT_S, checkers={})
+    def _verifier_keys(cls, value: dict[str, Any], info: ValidationInfo) -> dict[str, Any]:
+        if "family" not in info.data:  # the family itself is wrong, and reported
+            return value
+        if info.data["family"] == UNIT_TESTS.name:
+            for key, replacement in _RESERVED_VERIFIER_KEYS.items():
+                if key in value:
+                    raise ConfigError(f"verifier.{key} is set by the server option {replacement!r}")
+        _family_verifier_config(info.data["family"], value, timeout_s=DEFAULT_TIMEOUT_S, checkers={})
         return value
+
+    @model_validator(mode="after")
+    def _unit_test_options(self) -> ServerOptions:
+        misplaced = sorted(_UNIT_TEST_OPTIONS & self.model_fields_set)
+        if self.family != UNIT_TESTS.name and misplaced:
+            raise ConfigError(
+                f"{', '.join(misplaced)}: options of the {UNIT_TESTS.name} family, not of {self.family}"
+                " (set its verifier's keys under 'verifier')"
+            )
+        return self
 
     @field_validator("unit_test_timeout_secs")
     @classmethod
@@ -260,10 +341,13 @@ class ServerOptions(BaseModel):
             raise ConfigError(f"checkers_dir {value!r} is not a folder")
         return value
 
-    def verifier_config(self) -> VerifierConfig:
-        """The verifier these options describe, with the checkers read from ``checkers_dir``."""
+    def verifier_config(self) -> VerifierConfig | ArcVerifierConfig:
+        """The family's verifier config these options describe (for unit tests, with the checkers
+        read from ``checkers_dir``)."""
         checkers = read_checkers(self.checkers_dir) if self.checkers_dir is not None else {}
-        return _verifier_config(self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers)
+        return _family_verifier_config(
+            self.family, self.verifier, timeout_s=self.unit_test_timeout_secs, checkers=checkers
+        )
 
     @classmethod
     def from_gym_config(cls, data: Mapping[str, Any], name: str | None = None) -> ServerOptions:
@@ -285,6 +369,16 @@ def config_error_line(error: Exception) -> str:
             for item in error.errors()
         )
     return " ".join(str(error).split())
+
+
+def _family_verifier_config(
+    family: str, data: Mapping[str, Any], timeout_s: float, checkers: Mapping[str, str]
+) -> VerifierConfig | ArcVerifierConfig:
+    """The verifier config of ``family`` from the ``verifier`` option (for unit tests, with the
+    server's timeout and checkers)."""
+    if family == ARC.name:
+        return ArcVerifierConfig.from_dict(data, where="verifier")
+    return _verifier_config(data, timeout_s=timeout_s, checkers=checkers)
 
 
 def _verifier_config(

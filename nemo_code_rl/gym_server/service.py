@@ -16,8 +16,6 @@ fault): there is no verification to answer with, and Gym's client retries it.
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import json
 import threading
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
@@ -26,29 +24,19 @@ from typing import Any
 from nemo_code_rl.coalescer import BatchCoalescer
 from nemo_code_rl.engine.backend import ExecutionBackend
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, InfrastructureFaultError
+from nemo_code_rl.gym_server.family_io import GYM_FAMILIES
 from nemo_code_rl.gym_server.models import ServerOptions
-from nemo_code_rl.outcomes import Verdict
-from nemo_code_rl.problems import ID_FIELDS, Problem, parse_problem
-from nemo_code_rl.verification import Verification, Verifier
 
 # Gym routes a row carrying this key to its failures file instead of the results.
 FAILURE_CLASS_KEY = "_ng_failure_class"
 INFRA_FAILURE_CLASS = "verifier_infra_fault"
 
-# LiveCodeBench's per-test codes, as code_gen reports them in ``result`` (-1 is its compile error;
-# a lost worker reports it too, and ``infra_fault`` tells the two apart).
-_LCB_CODES: dict[str, int] = {
-    Verdict.WRONG_ANSWER: -2,
-    Verdict.TIMEOUT: -3,
-    Verdict.WORKER_LOST: -1,
-    Verdict.COMPILE_ERROR: -1,
-}
-_LCB_RUNTIME_ERROR = -4
 _THINK_TAGS = ("<think>", "</think>")
 
 
-# A verify request's job: the problem, the model's output text, and the event set when its client has gone.
-_Job = tuple[Problem, str, threading.Event]
+# A verify request's job: the family's verifier job (its subject and the model's output text), and
+# the event set when its client has gone.
+_Job = tuple[Any, threading.Event]
 
 
 class VerificationUnavailable(RuntimeError):
@@ -56,17 +44,19 @@ class VerificationUnavailable(RuntimeError):
 
 
 class VerificationService:
-    """Owns the execution backend and answers verify requests; ``close`` stops the workers."""
+    """Owns the execution backend and answers verify requests for the family of ``options``
+    (``ServerOptions.family``); ``close`` stops the workers."""
 
     def __init__(self, options: ServerOptions) -> None:
         self.options = options
-        self._verifier = Verifier(
+        self.family = GYM_FAMILIES[options.family]
+        self._verifier = self.family.pieces.make_verifier(
             options.verifier_config(),
             workers=options.num_processes,
             isolation=options.isolation,
             backend=options.backend,
         )
-        self._coalescer: BatchCoalescer[_Job, Verification] = BatchCoalescer(self._verify_jobs)
+        self._coalescer: BatchCoalescer[_Job, Any] = BatchCoalescer(self._verify_jobs)
         self._open: set[threading.Event] = set()
         self._open_lock = threading.Lock()
         self._faults = FaultPolicy(options.faults)
@@ -74,9 +64,9 @@ class VerificationService:
             max_workers=options.max_concurrent_requests, thread_name_prefix="gym-verify"
         )
 
-    def _verify_jobs(self, jobs: list[_Job]) -> list[Verification]:
-        return self._verifier.verify_batch(
-            [(problem, text) for problem, text, _ in jobs], cancelled=lambda index: jobs[index][2].is_set()
+    def _verify_jobs(self, jobs: list[_Job]) -> list[Any]:
+        return self.family.verify(
+            self._verifier, [job for job, _ in jobs], lambda index: jobs[index][1].is_set()
         )
 
     @property
@@ -91,11 +81,12 @@ class VerificationService:
         end of the test it is running (its remaining tests are not run), and so is every open
         request's when the service closes.
 
-        Raises ``ProblemFormatError`` when the row's tests cannot be read, and
+        Raises ``ProblemFormatError`` when the row's tests (or task) cannot be read, and
         ``VerificationUnavailable`` when the engine failed the call twice or too many recent rows
         could not be judged (the fault policy's bound).
         """
-        problem = problem_from_request(request)
+        subject = self.family.subject(request)
+        subject_id = self.family.pieces.subject_id(subject)
         output_text = response_output_text(request["response"])
         gone = gone or threading.Event()
         with self._open_lock:
@@ -103,15 +94,18 @@ class VerificationService:
         loop = asyncio.get_running_loop()
         try:
             verified, cause = await loop.run_in_executor(
-                self._executor, self._faults.verify, self._coalescer.submit, [(problem, output_text, gone)]
+                self._executor,
+                self._faults.verify,
+                self._coalescer.submit,
+                [(self.family.pieces.job(subject, output_text), gone)],
             )
         finally:
             with self._open_lock:
                 self._open.discard(gone)
         verification = verified[0] if verified is not None else None
         reward = verification.reward if verification is not None else None
-        default_cause = f"{problem.id}: the sandbox lost the program twice (worker_lost)"
-        settlement = self._faults.settle([Attempt(problem.id, reward, cause=cause or default_cause)])
+        default_cause = f"{subject_id}: the sandbox lost the program twice (worker_lost)"
+        settlement = self._faults.settle([Attempt(subject_id, reward, cause=cause or default_cause)])
         if verification is None:
             raise VerificationUnavailable(cause)
         try:
@@ -124,35 +118,20 @@ class VerificationService:
     def _details(
         self,
         request: Mapping[str, Any],
-        verification: Verification,
+        verification: Any,
         reward: float,
         output_text: str,
         violation: bool,
     ) -> dict[str, Any]:
-        """The response fields; ``reward`` is the judged one, or the fault policy's for a fault."""
+        """The response fields: the family's, then the shared ones; ``reward`` is the judged one,
+        or the fault policy's for a fault."""
         if violation and not verification.infra_fault:
             reward = self.options.reasoning_format_penalty
         details: dict[str, Any] = {
             "reward": reward,
             "extracted_model_output": output_text if output_text.strip() else None,
-            "extracted_model_code": verification.code,
-            "result": lcb_result(verification) if verification.format_ok else None,
-            "metadata": lcb_metadata(verification) if verification.format_ok else None,
-            "unit_tests_time_taken": verification.execution_s if verification.format_ok else None,
+            **self.family.details(request, verification),
             "reasoning_format_violation_rate": 1.0 if violation else 0.0,
-            "difficulty": request["verifier_metadata"].get("difficulty"),
-            "problem_id": verification.problem_id,
-            "passed": verification.passed,
-            "format_ok": verification.format_ok,
-            "n_passed": verification.n_passed,
-            "n_total": verification.n_total,
-            "infra_fault": verification.infra_fault,
-            "tests": [
-                {"verdict": test.verdict, "wall_s": test.wall_s, "detail": test.detail}
-                for test in verification.tests
-            ],
-            "feedback": verification.feedback,
-            "reward_version": verification.reward_version,
         }
         if verification.infra_fault:
             details[FAILURE_CLASS_KEY] = INFRA_FAILURE_CLASS
@@ -166,20 +145,6 @@ class VerificationService:
                 gone.set()
         self._executor.shutdown(wait=True, cancel_futures=True)
         self._verifier.close()
-
-
-def problem_from_request(request: Mapping[str, Any]) -> Problem:
-    """The problem a verify request is about, read as a Gym row by ``parse_problem``.
-
-    Its id is the request's first id field (``hash_id`` in Gym's code data), which is what checkers
-    are keyed by; without one, a digest of the tests, so the same row always gets the same id.
-    """
-    metadata = request["verifier_metadata"]
-    row = {"responses_create_params": request["responses_create_params"], "verifier_metadata": metadata}
-    ids = [str(request[name]) for name in ID_FIELDS if request.get(name) not in (None, "")]
-    digest = hashlib.sha256(json.dumps(metadata["unit_tests"], sort_keys=True).encode()).hexdigest()
-    row["id"] = ids[0] if ids else f"tests-{digest[:24]}"
-    return parse_problem(row)
 
 
 def response_output_text(response: Mapping[str, Any]) -> str:
@@ -208,25 +173,3 @@ def has_reasoning_format_violation(response: Mapping[str, Any], output_text: str
         if isinstance(summary, Mapping) and isinstance(summary.get("text"), str)
     )
     return any(reasoning.count(tag) > 1 for tag in _THINK_TAGS)
-
-
-def lcb_result(verification: Verification) -> list[bool | int]:
-    """One LiveCodeBench code per test that ran (``True`` for a pass)."""
-    return [
-        True if test.verdict == Verdict.PASSED else _LCB_CODES.get(test.verdict, _LCB_RUNTIME_ERROR)
-        for test in verification.tests
-        if test.verdict != Verdict.NOT_RUN
-    ]
-
-
-def lcb_metadata(verification: Verification) -> dict[str, Any]:
-    """The total test time, and the first failure's code and message, under code_gen's keys."""
-    metadata: dict[str, Any] = {"execution time": verification.execution_s}
-    failing = next(
-        (t for t in verification.tests if t.verdict not in (Verdict.PASSED, Verdict.NOT_RUN)), None
-    )
-    if failing is not None:
-        code = _LCB_CODES.get(failing.verdict, _LCB_RUNTIME_ERROR)
-        message = failing.detail or failing.verdict.replace("_", " ")
-        metadata.update(error_code=code, error_message=message)
-    return metadata
