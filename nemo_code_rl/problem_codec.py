@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from nemo_code_rl.problems import Problem, ProblemFormatError, decoded_json, parse_problem
+from nemo_code_rl.codec_envelope import from_header, tagged_object
+from nemo_code_rl.problems import Problem, ProblemFormatError, parse_problem
 
 CODEC_KEY = "problem_codec"
 CODEC_VERSION = 1
@@ -52,24 +53,12 @@ def decode_problem(value: str | Mapping[str, Any]) -> Problem:
         ProblemFormatError: not a JSON object, a codec version this install does not know, or
             fields that do not make a valid ``Problem`` (the field named).
     """
-    data = value
-    if isinstance(value, str):
-        try:
-            data = json.loads(value)
-        except ValueError as error:
-            raise ProblemFormatError(f"not valid JSON ({error})") from error
-    if not isinstance(data, Mapping):
-        raise ProblemFormatError(f"must be an encoded problem (JSON object), got {type(data).__name__}")
+    data = tagged_object(
+        value, key=CODEC_KEY, version=CODEC_VERSION, what="an encoded problem", codec="problem codec"
+    )
     version = data.get(CODEC_KEY)
     if version is None:
         return parse_problem(data)  # a canonical row written before the codec
-    if version != CODEC_VERSION:
-        raise ProblemFormatError(
-            f"written with problem codec version {version!r}, but this nemo_code_rl reads version "
-            f"{CODEC_VERSION}: the rows come from another version of the package (re-run the "
-            "processor with this one, or install the one that wrote them)",
-            field=CODEC_KEY,
-        )
     unknown = sorted(set(data) - set(_FIELDS) - {CODEC_KEY})
     if unknown:
         raise ProblemFormatError(f"unknown fields {unknown} in an encoded problem (codec version {version})")
@@ -120,13 +109,7 @@ class EncodedProblem:
         Raises:
             ProblemFormatError: the header is not what ``header()`` writes.
         """
-        fields = decoded_json(header, "header")
-        try:
-            if not isinstance(fields, Mapping):
-                raise TypeError(f"got {type(fields).__name__}")
-            encoded = cls(text, **fields)
-        except TypeError as error:
-            raise ProblemFormatError(f"not a problem header ({error})", field="header") from error
+        encoded = from_header(cls, text, header, "a problem header")
         if not (isinstance(encoded.n_tests, int) and isinstance(encoded.messages, list)):
             raise ProblemFormatError("n_tests must be a count and messages a list", field="header")
         return encoded

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nemo_code_rl.arc.task import ArcPair, ArcTask, task_from_row
-from nemo_code_rl.problems import ProblemFormatError, decoded_json
+from nemo_code_rl.codec_envelope import from_header, tagged_object
+from nemo_code_rl.problems import ProblemFormatError
 
 CODEC_KEY = "arc_task_codec"
 CODEC_VERSION = 1
@@ -49,24 +50,11 @@ def decode_task(value: str | Mapping[str, Any]) -> ArcTask:
         ProblemFormatError: not a JSON object, a codec version this install does not know, or
             an encoded task that is not one (what is wrong named).
     """
-    data = value
-    if isinstance(value, str):
-        try:
-            data = json.loads(value)
-        except ValueError as error:
-            raise ProblemFormatError(f"not valid JSON ({error})") from error
-    if not isinstance(data, Mapping):
-        raise ProblemFormatError(f"must be an encoded ARC task (JSON object), got {type(data).__name__}")
-    version = data.get(CODEC_KEY)
-    if version is None:
+    data = tagged_object(
+        value, key=CODEC_KEY, version=CODEC_VERSION, what="an encoded ARC task", codec="ARC task codec"
+    )
+    if data.get(CODEC_KEY) is None:
         return task_from_row(data)  # a canonical task row written before the codec
-    if version != CODEC_VERSION:
-        raise ProblemFormatError(
-            f"written with ARC task codec version {version!r}, but this nemo_code_rl reads version "
-            f"{CODEC_VERSION}: the rows come from another version of the package (re-run the "
-            "processor with this one, or install the one that wrote them)",
-            field=CODEC_KEY,
-        )
     try:
         return ArcTask(
             data["id"],
@@ -110,13 +98,7 @@ class EncodedTask:
         Raises:
             ProblemFormatError: the header is not what ``header()`` writes.
         """
-        fields = decoded_json(header, "header")
-        try:
-            if not isinstance(fields, Mapping):
-                raise TypeError(f"got {type(fields).__name__}")
-            encoded = cls(text, **fields)
-        except TypeError as error:
-            raise ProblemFormatError(f"not an ARC task header ({error})", field="header") from error
+        encoded = from_header(cls, text, header, "an ARC task header")
         counts = (encoded.n_train, encoded.n_test)
         if not (all(isinstance(n, int) for n in counts) and isinstance(encoded.messages, list)):
             raise ProblemFormatError("n_train and n_test must be counts and messages a list", field="header")
