@@ -11,11 +11,6 @@ version is a clear error.
 from __future__ import annotations
 
 import json
-import sys
-import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import Any
 
 import pytest
 
@@ -34,32 +29,7 @@ pytest.importorskip("ray", reason="the environment module needs Ray: pip install
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
 from nemo_code_rl.environments.arc_environment import ArcProgramEnvironment  # noqa: E402
-from tests.nemo_rl.helpers import conversation  # noqa: E402
-
-
-class ParseCount:
-    """How many times the real ``task_from_row`` ran in any thread while counting."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self._lock = threading.Lock()
-
-    def hook(self, frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is arc_task.task_from_row.__code__:
-            with self._lock:
-                self.calls += 1
-
-
-@contextmanager
-def counting_parses() -> Iterator[ParseCount]:
-    count = ParseCount()
-    sys.setprofile(count.hook)
-    threading.setprofile(count.hook)
-    try:
-        yield count
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
+from tests.nemo_rl.helpers import conversation, counting_calls  # noqa: E402
 
 
 def test_a_dataset_row_is_parsed_once_by_the_loader_only(arc1, tmp_path, tokenizer) -> None:
@@ -69,7 +39,7 @@ def test_a_dataset_row_is_parsed_once_by_the_loader_only(arc1, tmp_path, tokeniz
     config = ArcDatasetConfig.from_dict({"source": str(source), "augmentations": 1})
     env = ArcProgramEnvironment({"workers": 2, **VERIFIER_CONFIG})
     try:
-        with counting_parses() as count:
+        with counting_calls(arc_task.task_from_row) as count:
             rows = list(datasets.Dataset.from_list(build_dataset_rows(config)))
             assert count.calls == len(tasks) and len(rows) == 2 * len(tasks)  # the loader's one parse
             data = [arc_programs_processor(row, None, tokenizer, 4096, i) for i, row in enumerate(rows)]

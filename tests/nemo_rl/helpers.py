@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import json
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from nemo_code_rl.problems import Problem, parse_problem
 
@@ -28,3 +33,31 @@ def conversation(completion: str) -> list[dict[str, str]]:
 
 
 CORRECT_SUM = "a, b = map(int, input().split())\nprint(a + b)"
+
+
+class CallCount:
+    """How many times one real function ran, in any thread, while counting (a profile hook, so
+    the function itself runs unchanged)."""
+
+    def __init__(self, function: Callable[..., Any]) -> None:
+        self.calls = 0
+        self._code = function.__code__
+        self._lock = threading.Lock()
+
+    def hook(self, frame: Any, event: str, _arg: Any) -> None:
+        if event == "call" and frame.f_code is self._code:
+            with self._lock:
+                self.calls += 1
+
+
+@contextmanager
+def counting_calls(function: Callable[..., Any]) -> Iterator[CallCount]:
+    """Count the calls of ``function`` in every thread inside the ``with`` block."""
+    count = CallCount(function)
+    sys.setprofile(count.hook)
+    threading.setprofile(count.hook)
+    try:
+        yield count
+    finally:
+        sys.setprofile(None)
+        threading.setprofile(None)  # type: ignore[arg-type]

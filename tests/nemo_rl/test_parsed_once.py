@@ -9,10 +9,7 @@ a profile hook, so no binding of it anywhere can run uncounted.
 from __future__ import annotations
 
 import json
-import sys
-import threading
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,38 +20,13 @@ from nemo_code_rl.problem_loading import load_code_dataset
 from nemo_code_rl.problem_rows import to_dataset_rows
 from nemo_code_rl.processors import code_unit_tests_processor
 
-from .helpers import answer, conversation
+from .helpers import answer, conversation, counting_calls
 
 datasets = pytest.importorskip("datasets", reason="the dataset rows go through Arrow: pip install datasets")
 pytest.importorskip("ray", reason="the environment module needs Ray: pip install 'ray[default]'")
 pytest.importorskip("torch", reason="the environment module needs torch: pip install torch")
 
 from nemo_code_rl.environments.code_environment import UnitTestEnvironment  # noqa: E402
-
-
-class ParseCount:
-    """How many times the real ``parse_problem`` ran in any thread while counting."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-        self._lock = threading.Lock()
-
-    def hook(self, frame: Any, event: str, _arg: Any) -> None:
-        if event == "call" and frame.f_code is problems.parse_problem.__code__:
-            with self._lock:
-                self.calls += 1
-
-
-@contextmanager
-def counting_parses() -> Iterator[ParseCount]:
-    count = ParseCount()
-    sys.setprofile(count.hook)
-    threading.setprofile(count.hook)
-    try:
-        yield count
-    finally:
-        sys.setprofile(None)
-        threading.setprofile(None)  # type: ignore[arg-type]
 
 
 def _references_pass(rows: list[dict[str, Any]], references: list[str], step: Callable[..., Any]) -> None:
@@ -68,7 +40,7 @@ def test_a_loaded_row_is_parsed_once_by_the_loader_only(fixtures_dir: Path, toke
     path = fixtures_dir / "sandboxfusion" / "code_eval_mbpp.jsonl"
     env = UnitTestEnvironment({"workers": 2, "timeout_s": 5.0})
     try:
-        with counting_parses() as count:
+        with counting_calls(problems.parse_problem) as count:
             loaded = load_code_dataset(path)
             assert count.calls == len(loaded) > 0  # the loader's one parse per row
             dataset = datasets.Dataset.from_list(to_dataset_rows(loaded, "mbpp"))
@@ -85,7 +57,7 @@ def test_a_raw_row_is_parsed_once_by_the_processor_only(fixtures_dir: Path, toke
     rows = [json.loads(line) for line in lines if line.strip()][:4]
     env = UnitTestEnvironment({"workers": 2, "timeout_s": 5.0})
     try:
-        with counting_parses() as count:
+        with counting_calls(problems.parse_problem) as count:
             data = [code_unit_tests_processor(row, None, tokenizer, 4096, i) for i, row in enumerate(rows)]
             assert count.calls == len(rows)
             _references_pass(data, [row["canonical_solution"] for row in rows], env.step)
