@@ -352,6 +352,9 @@ def build_parser() -> argparse.ArgumentParser:
     _bench_parser(sub)
     plotting_cli.add_subcommand(sub)
     arc_cli.add_subcommands(sub)
+    from nemo_code_rl.evaluation.cli import add_subcommand as add_eval_subcommand
+
+    add_eval_subcommand(sub)
     return parser
 
 

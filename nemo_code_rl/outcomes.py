@@ -52,3 +52,10 @@ class AttemptStatus(StrEnum):
     INFRA_FAULT = "infra_fault"
     BAD_INPUT = "bad_input"
     UNKNOWN_PROBLEM = "unknown_problem"
+
+
+class FinishReason(StrEnum):
+    """Why a model's generation ended (``nemo-code-rl eval``'s completions; OpenAI's words)."""
+
+    STOP = "stop"  # a stop text or the end-of-turn token
+    LENGTH = "length"  # the token budget ran out first
