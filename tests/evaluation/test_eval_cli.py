@@ -13,9 +13,16 @@ from typing import Any
 
 import pytest
 
+from nemo_code_rl.arc.dataset import ArcDatum, dataset_rows
+from nemo_code_rl.arc.task import task_from_row
 from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, gguf_location
 from nemo_code_rl.cli import main
+from nemo_code_rl.evaluation.generators import TransformersGenerator, load_tokenizer
 from nemo_code_rl.problem_loading import human_eval_path
+from nemo_code_rl.problem_rows import to_dataset_rows
+from nemo_code_rl.problems import load_problems
+from nemo_code_rl.processors import code_unit_tests_processor
+from nemo_code_rl.processors.arc_processors import arc_programs_processor
 from tests.evaluation.openai_server import CompletionsServer
 
 MAX_NEW_TOKENS = "48"
@@ -37,7 +44,6 @@ def model_file() -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def server(model_file: str) -> Iterator[CompletionsServer]:
-    from nemo_code_rl.evaluation.generators import TransformersGenerator
 
     with CompletionsServer(TransformersGenerator.from_pretrained(model_file), model_file) as running:
         yield running
@@ -93,11 +99,6 @@ def test_prompts_are_the_training_processors(
     server: CompletionsServer, model_file: str, tmp_path: Path
 ) -> None:
     """What the server got is the token ids the NeMo RL processor makes with the model's chat template."""
-    from nemo_code_rl.evaluation.generators import load_tokenizer
-    from nemo_code_rl.problem_rows import to_dataset_rows
-    from nemo_code_rl.problems import load_problems
-    from nemo_code_rl.processors import code_unit_tests_processor
-
     problems = humaneval_file(tmp_path / "humaneval1.jsonl", 1)
     served = ["--generator", "openai", "--base-url", server.base_url]
     assert (
@@ -169,6 +170,10 @@ def test_arc_tasks_get_the_arc_table_and_a_submission(
     assert run_eval("--model", model_file, "--problems", str(tasks), "-o", str(out), *served) == 0
     printed = capsys.readouterr().out
     assert "1 completions of 1 ARC tasks" in printed
+
+    (row,) = dataset_rows([ArcDatum(task_from_row(task))])
+    datum = arc_programs_processor(row, None, load_tokenizer(model_file), None, 0)
+    assert server.prompts[-1] == datum["message_log"][0]["token_ids"].tolist()
     assert rows_of(out / "results.jsonl")[0]["id"] == "flip"
     assert "pass@n" in (out / "summary.md").read_text()
     submission = json.loads((out / "submission.json").read_text())
