@@ -9,14 +9,13 @@ from typing import get_args
 
 from nemo_code_rl.engine.backend import BackendConfig, BackendKind
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
+from nemo_code_rl.evaluation.generators import GeneratorKind, Sampling
 
 DEFAULT_KS = (1, 5, 10)
 
 
 def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     """Add ``eval`` to the ``nemo-code-rl`` command's subcommands."""
-    from nemo_code_rl.evaluation.generators import GeneratorKind
-
     parser = subparsers.add_parser(
         "eval",
         help="generate completions with a model and score them: pass@k tables",
@@ -43,7 +42,9 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument(
         "--k", type=_ks, default=DEFAULT_KS, help="the k of pass@k, those up to N reported (default: 1,5,10)"
     )
-    parser.add_argument("--temperature", type=float, default=0.0, help="0 is greedy decoding (default: 0)")
+    parser.add_argument(
+        "--temperature", type=_temperature, default=0.0, help="0 is greedy decoding (default: 0)"
+    )
     parser.add_argument("--max-new-tokens", type=_positive, default=512, help="tokens per completion")
     parser.add_argument("--system-prompt", help="replaces the problems' system message (a training config's)")
     parser.add_argument(
@@ -107,6 +108,14 @@ def _positive(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
     return value
+
+
+def _temperature(text: str) -> float:
+    """An argparse type: a sampling temperature (a number >= 0), checked where ``Sampling`` is."""
+    try:
+        return Sampling(temperature=float(text)).temperature
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _ks(text: str) -> tuple[int, ...]:

@@ -17,6 +17,7 @@ ran out of tokens. So one model gives the same greedy completions through any of
 from __future__ import annotations
 
 import json
+import math
 import os
 import urllib.error
 import urllib.request
@@ -52,8 +53,8 @@ class Sampling:
     stop: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        if self.temperature < 0:
-            raise ValueError(f"the temperature must be >= 0, got {self.temperature:g}")
+        if not (math.isfinite(self.temperature) and self.temperature >= 0):
+            raise ValueError(f"the temperature must be a number >= 0, got {self.temperature:g}")
         if self.max_new_tokens < 1:
             raise ValueError(f"max_new_tokens must be at least 1, got {self.max_new_tokens}")
 
@@ -240,12 +241,12 @@ class OpenAIGenerator:
 class VLLMGenerator:
     """vLLM's offline engine (``vllm.LLM``) on this machine's GPUs; the prompt given as token ids."""
 
-    def __init__(self, model: str) -> None:
+    def __init__(self, model: str, tokenizer: str | None = None) -> None:
         try:
             from vllm import LLM
         except ImportError as error:
             raise GenerationError("--generator vllm needs vLLM installed (pip install vllm)") from error
-        self.llm = LLM(model=model)
+        self.llm = LLM(model=model, tokenizer=tokenizer or model)
 
     def generate(self, prompt_ids: Sequence[int], n: int, sampling: Sampling) -> list[Generation]:
         from vllm import SamplingParams
@@ -270,7 +271,7 @@ class VLLMGenerator:
 def make_generator(
     kind: GeneratorKind, model: str, *, tokenizer: str | None = None, base_url: str | None = None
 ) -> Generator:
-    """The generator of ``kind`` for ``model`` (``tokenizer``: where transformers' comes from);
+    """The generator of ``kind`` for ``model`` (``tokenizer``: where transformers' or vLLM's comes from);
     an OpenAI server is checked for reachability here, before anything is loaded."""
     if kind == "openai":
         if not base_url:
@@ -281,5 +282,5 @@ def make_generator(
     if base_url:
         raise ValueError(f"--base-url is for --generator openai, not {kind}")
     if kind == "vllm":
-        return VLLMGenerator(model)
+        return VLLMGenerator(model, tokenizer)
     return TransformersGenerator.from_pretrained(model, tokenizer)

@@ -91,21 +91,21 @@ def run_eval(run: EvalRun) -> int:
     problem_set = load_problem_set(settings.problems)
     run.output.mkdir(parents=True, exist_ok=True)
     _check_settings(run)
-    generator = make_generator(
-        settings.generator, settings.model, tokenizer=settings.tokenizer, base_url=run.base_url
-    )
-    tokenizer = (
-        generator.tokenizer
-        if isinstance(generator, TransformersGenerator)
-        else load_tokenizer(settings.tokenizer)
-    )
-    prompts = build_prompts(
-        problem_set, tokenizer, PromptSpec(settings.system_prompt, settings.prompt_template)
-    )
-    sampling = Sampling(settings.temperature, settings.max_new_tokens, tuple(stop_texts(tokenizer)))
-    log = CompletionsLog(run.output / COMPLETIONS, resume=run.resume)
-    (run.output / SETTINGS).write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
+    log = CompletionsLog(run.output / COMPLETIONS, resume=run.resume)  # refuses to overwrite, first
     try:
+        generator = make_generator(
+            settings.generator, settings.model, tokenizer=settings.tokenizer, base_url=run.base_url
+        )
+        tokenizer = (
+            generator.tokenizer
+            if isinstance(generator, TransformersGenerator)
+            else load_tokenizer(settings.tokenizer)
+        )
+        prompts = build_prompts(
+            problem_set, tokenizer, PromptSpec(settings.system_prompt, settings.prompt_template)
+        )
+        sampling = Sampling(settings.temperature, settings.max_new_tokens, tuple(stop_texts(tokenizer)))
+        (run.output / SETTINGS).write_text(json.dumps(asdict(settings), indent=2) + "\n", encoding="utf-8")
         _generate(problem_set, prompts, generator, sampling, log, run)
     except KeyboardInterrupt:
         sys.stderr.write(

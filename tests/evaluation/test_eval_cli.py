@@ -201,3 +201,21 @@ def test_unreachable_server_is_a_clear_error(tmp_path: Path, capsys: pytest.Capt
     error = capsys.readouterr().err
     assert f"cannot reach the OpenAI-compatible server at {url}/models" in error
     assert "Traceback" not in error
+
+
+@pytest.mark.parametrize(
+    ("option", "value", "message"),
+    [
+        ("--temperature", "-1", "the temperature must be a number >= 0, got -1"),
+        ("--temperature", "nan", "the temperature must be a number >= 0, got nan"),
+        ("--n", "0", "must be at least 1, got 0"),
+        ("--k", ",", "expected k values such as 1,5,10"),
+    ],
+)
+def test_bad_settings_are_refused_before_anything_loads(
+    option: str, value: str, message: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        run_eval("--model", "unused", option, value)
+    assert exit_info.value.code == 2
+    assert message in capsys.readouterr().err
