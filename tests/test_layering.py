@@ -107,7 +107,7 @@ def test_adapters_depend_only_on_the_core() -> None:
     [
         ("nemo_code_rl.integrations.trl", "from nemo_code_rl.processors import x", "TRL"),
         ("nemo_code_rl.gym_server.service", "def f():\n    import nemo_code_rl.environments.y", "NeMo Gym"),
-        ("nemo_code_rl.scoring", "from nemo_code_rl import run", "core"),
+        ("nemo_code_rl.unit_tests.scoring", "from nemo_code_rl import run", "core"),
         ("nemo_code_rl.gym_server.service", "from ..integrations import trl", "NeMo Gym"),
     ],
 )
@@ -128,7 +128,11 @@ GENERIC_ADAPTERS = (
     "nemo_code_rl.environments.verifying_environment",
     "nemo_code_rl.processors.family_processor",
 )
-FAMILY_MODULES = ("nemo_code_rl.unit_test_family", "nemo_code_rl.arc", "nemo_code_rl.verification")
+FAMILY_MODULES = (
+    "nemo_code_rl.unit_tests.family",
+    "nemo_code_rl.arc",
+    "nemo_code_rl.unit_tests.verification",
+)
 
 
 def test_the_generic_adapters_name_no_family() -> None:

@@ -31,7 +31,7 @@ from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, w
 from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
-from nemo_code_rl.harness import judging
+from nemo_code_rl.unit_tests.harness import judging
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096

@@ -7,9 +7,9 @@ from __future__ import annotations
 import uuid
 
 from nemo_code_rl import Program, Verdict
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
-from nemo_code_rl.harness import judging, programs
-from nemo_code_rl.problems import parse_problem
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig, ValueComparisonConfig
+from nemo_code_rl.unit_tests.harness import judging, programs
+from nemo_code_rl.unit_tests.problems import parse_problem
 from tests.isolation_probes import MEMORY_SCANNER, stdout_of
 
 DOUBLE_AND_WARN = "import sys\nn = int(input())\nprint(n * 2)\nprint('warned', n, file=sys.stderr)\n"

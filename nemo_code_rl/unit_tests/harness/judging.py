@@ -16,9 +16,15 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, Literal
 
-from nemo_code_rl.comparison_rules import TextRules, ValueRules, compare_data, compare_text, value_repr
 from nemo_code_rl.engine.results import ExecutionResult, Judgement, Verdict
-from nemo_code_rl.harness import assert_driver, call_driver, codec
+from nemo_code_rl.unit_tests.comparison_rules import (
+    TextRules,
+    ValueRules,
+    compare_data,
+    compare_text,
+    value_repr,
+)
+from nemo_code_rl.unit_tests.harness import assert_driver, call_driver, codec
 
 TestKind = Literal["stdio", "call", "assert"]
 
