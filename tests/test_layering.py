@@ -144,3 +144,27 @@ def test_the_generic_adapters_name_no_family() -> None:
         if any(imported == family or imported.startswith(family + ".") for family in FAMILY_MODULES)
     ]
     assert named == []
+
+
+# One folder per task family; a family is reached through ``families.py`` (import paths as text).
+FAMILY_FOLDERS = ("nemo_code_rl.unit_tests", "nemo_code_rl.arc")
+
+
+def family_of(module: str) -> str | None:
+    return next((f for f in FAMILY_FOLDERS if module == f or module.startswith(f + ".")), None)
+
+
+def test_families_are_independent_and_the_engine_knows_none() -> None:
+    """No family imports another (a third family costs its own folder, nothing in the others), and
+    the engine imports no family: a family's in-worker judge is named by the job it judges."""
+    found = []
+    for module, path in source_modules():
+        own = family_of(module)
+        if own is None and not module.startswith("nemo_code_rl.engine"):
+            continue
+        for imported in imported_modules(module, path):
+            other = family_of(imported)
+            if other is not None and other != own:
+                found.append(f"{module} imports {imported}")
+    assert found == []
+    assert any(family_of(m) == "nemo_code_rl.unit_tests" for m, _ in source_modules())

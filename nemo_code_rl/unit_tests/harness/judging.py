@@ -35,6 +35,7 @@ def spec(
     """What a worker needs to judge a program's inputs, as plain data: ``expected[i]`` is the
     expected output of input ``i`` (stdout, or a call's return value as JSON; none for asserts)."""
     return {
+        "module": __name__,
         "kind": kind,
         "expected": list(expected),
         "comparison": {name: getattr(comparison, name) for name in _fields(TextRules)},
