@@ -18,9 +18,9 @@ from nemo_code_rl.benchmarking.baselines import ForkFloor
 
 def main(argv: list[str]) -> int:
     path, workers = argv[0], int(argv[1])
-    with ForkFloor(workers) as floor:  # the forkers start while the jobs are read, as in ``score``
-        with open(path) as handle:
-            jobs = [(source, inputs) for source, inputs in json.load(handle)]
+    with open(path) as handle:
+        jobs = [(source, inputs) for source, inputs in json.load(handle)]
+    with ForkFloor(workers) as floor:  # its start waits for every forker (``score`` overlaps reading)
         floor.run(jobs, 5.0)
     return 0
 
