@@ -3,15 +3,17 @@
 # worker_cost (CPU and page faults per program, 2 workers) and scaling (2,000 programs x 10
 # stdin tests, 2 and 16 workers), isolation=namespaces (the host has no pids cgroup controller).
 set -uo pipefail
-D=final-device-logs
+# D: a carried folder with whl/, before/ (main) and after/ (this branch, from `git archive`):
+# the device receives the session's checkout, not a helper's worktree.
+D=${D:-final-device-logs}
 ROUNDS=${ROUNDS:-1}
 echo "== device"; nproc; python3 --version; nvidia-smi -L; uptime
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $D/whl/*.whl || exit 1
-python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/after . >/dev/null 2>&1 || { echo install after failed; exit 1; }
+python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/after $D/after >/dev/null 2>&1 || { echo install after failed; exit 1; }
 python3 -m pip install -q --no-index --no-deps --no-build-isolation --no-compile --target /tmp/before $D/before >/dev/null 2>&1 || { echo install before failed; exit 1; }
 before() { (cd /tmp && PYTHONPATH=/tmp/before:/tmp/site python3 "$@"); }
 after() { (cd /tmp && PYTHONPATH=/tmp/after:/tmp/site python3 "$@"); }
-cp -r $D/before/benchmarks /tmp/bench_before; cp -r benchmarks /tmp/bench_after
+cp -r $D/before/benchmarks /tmp/bench_before; cp -r $D/after/benchmarks /tmp/bench_after
 echo "== worker_cost, 2 workers, 600 programs x 10 tests, namespaces"
 before /tmp/bench_before/worker_cost.py --programs 600 --tests 10 --isolation namespaces --repeats 2 2>&1 | grep tests= | sed 's/^/before /'
 after /tmp/bench_after/worker_cost.py --programs 600 --tests 10 --isolation namespaces --repeats 2 2>&1 | grep tests= | sed 's/^/after  /'
