@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from nemo_code_rl.engine import cgroups, compiling, host_proc, runner, sandbox, template, wire
+from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, wire
 from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import Verdict
@@ -213,13 +213,13 @@ class _Chain:
         if backstop is None:
             return False
         elapsed = time.monotonic() - self.started
-        used = host_proc.cpu_seconds(pidfd)
+        used = _cpu_seconds(pidfd)
         if used is None or elapsed >= backstop:
             return False
         spent = used - self.cpu_reported  # the child's CPU so far, less what its earlier inputs took
-        if spent >= self.limits.timeout_s - host_proc.CPU_TICK_S:
+        if spent >= self.limits.timeout_s - _CPU_TICK_S:
             return False
-        self.allowed_s = min(backstop, elapsed + max(self.limits.timeout_s - spent, host_proc.CPU_TICK_S))
+        self.allowed_s = min(backstop, elapsed + max(self.limits.timeout_s - spent, _CPU_TICK_S))
         return True
 
     def _read_control(self, control: socket.socket) -> bool:
@@ -384,6 +384,41 @@ class _Chain:
     def _kill(pidfd: int) -> None:
         with contextlib.suppress(ProcessLookupError):
             signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+
+
+_CPU_TICK_S = 1.0 / os.sysconf("SC_CLK_TCK")
+_HOST_PROC: list[int] = []
+
+
+def open_host_proc() -> None:
+    """Keep a descriptor of this process's /proc before the sandbox replaces the view of it: the
+    PID-namespace init mounts a proc of its own, where this process (outside that namespace)
+    cannot read its own ``fdinfo``. Without it, time limits stay wall-clock ones."""
+    try:
+        _HOST_PROC[:] = [os.open("/proc", os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)]
+    except OSError:
+        _HOST_PROC.clear()
+
+
+def _cpu_seconds(pidfd: int) -> float | None:
+    """CPU seconds the process behind ``pidfd`` and its reaped children have used, from /proc;
+    ``None`` where /proc does not show it (the limit then stays a wall-clock one)."""
+    if not _HOST_PROC:
+        return None
+    try:
+        with open(f"self/fdinfo/{pidfd}", opener=_at_proc) as info:
+            pid = next(int(line.split()[1]) for line in info if line.startswith("Pid:"))
+        if pid <= 0:
+            return None
+        with open(f"{pid}/stat", opener=_at_proc) as stat:
+            fields = stat.read().rsplit(")", 1)[1].split()
+    except (OSError, StopIteration, ValueError, IndexError):
+        return None
+    return sum(int(value) for value in fields[11:15]) * _CPU_TICK_S
+
+
+def _at_proc(path: str, flags: int) -> int:
+    return os.open(path, flags, dir_fd=_HOST_PROC[0])
 
 
 def _read_into(fd: int, stream: _Stream) -> None:

@@ -3,10 +3,6 @@
 The worker sets up the namespaces all its executions share, forks its template (the init of a
 new PID namespace, or a child subreaper in a container) before reading any job, and then becomes
 the supervisor that answers the pool on its pipes (see ``supervisor`` and ``template``).
-
-The supervisor's code (judging, compiling, its own protocol) is imported only after the template
-is forked: the template, and so every program's process, never holds it, each fork copies less,
-and its import overlaps the template's preloading.
 """
 
 from __future__ import annotations
@@ -16,7 +12,7 @@ import os
 import sys
 from typing import Any
 
-from nemo_code_rl.engine import cgroups, host_proc, sandbox, template, wire
+from nemo_code_rl.engine import cgroups, sandbox, supervisor, template, wire
 
 
 def main() -> int:
@@ -32,7 +28,7 @@ def main() -> int:
             1, {"ok": False, "level": config.level, "error": f"cannot open the program cgroup: {exc}"}
         )
         return 1
-    host_proc.open_host_proc()
+    supervisor.open_host_proc()
     try:  # opened now, like the cgroup tree: the minimal root does not show it
         folder = settings.get("binaries")
         binaries = os.open(folder, os.O_PATH | os.O_DIRECTORY | os.O_CLOEXEC) if folder else None
@@ -47,8 +43,6 @@ def main() -> int:
         wire.write_frame(1, {"ok": False, "level": config.level, "error": str(exc)})
         return 1
     handle = template.start(config, settings["preload"])
-    from nemo_code_rl.engine import supervisor  # after the fork: see the docstring
-
     try:
         loaded = handle.ready()
     except (RuntimeError, ValueError) as exc:

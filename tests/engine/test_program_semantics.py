@@ -112,15 +112,3 @@ def test_threads_start_join_and_see_the_main_thread(pool):
     result = run_one(pool, source)
     expected = "[(0, True), (1, True), (2, True), (3, True)] True 1\n"
     assert (result.verdict, result.stdout) == (Verdict.OK, expected), result.stderr
-
-
-def test_a_program_process_holds_neither_the_supervisor_nor_the_pools(pool):
-    # The template every program is forked from imports only what a child runs: the supervisor
-    # is imported after the template is forked, and the engine package loads its pools lazily.
-    source = (
-        "import sys\n"
-        "print(sorted(m for m in sys.modules if m.startswith('nemo_code_rl')"
-        " and m.rsplit('.', 1)[-1] in ('supervisor', 'judging', 'compiling', 'pool', 'docker_pool', 'ray_pool')))\n"
-    )
-    result = run_one(pool, source)
-    assert (result.verdict, result.stdout) == (Verdict.OK, "[]\n"), result.stderr
