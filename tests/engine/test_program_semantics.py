@@ -112,3 +112,15 @@ def test_threads_start_join_and_see_the_main_thread(pool):
     result = run_one(pool, source)
     expected = "[(0, True), (1, True), (2, True), (3, True)] True 1\n"
     assert (result.verdict, result.stdout) == (Verdict.OK, expected), result.stderr
+
+
+def test_a_program_process_holds_none_of_the_pools(pool):
+    # The template every program is forked from is forked from a worker that imports only what it
+    # runs: the engine package loads its pools (local, Docker, Ray) on first use, not on import.
+    source = (
+        "import sys\n"
+        "print(sorted(m for m in sys.modules if m.startswith('nemo_code_rl.engine.')"
+        " and m.rsplit('.', 1)[-1] in ('pool', 'docker_pool', 'ray_pool', 'backend')))\n"
+    )
+    result = run_one(pool, source)
+    assert (result.verdict, result.stdout) == (Verdict.OK, "[]\n"), result.stderr
