@@ -3,7 +3,7 @@
 # (after) and the reverted variant that imported the supervisor after forking the template
 # (sup_after_fork), then scaling at 16 workers only, before and after; isolation=namespaces.
 set -uo pipefail
-D=${D:-final-device-logs}
+D=$(cd "${D:-final-device-logs}" && pwd)
 echo "== device"; nproc; python3 --version; nvidia-smi -L; uptime
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site $D/whl/*.whl || exit 1
 for side in before after sup_after_fork; do
