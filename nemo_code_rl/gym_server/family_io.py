@@ -173,8 +173,11 @@ class ArcGym:
         return json.dumps(predictions, separators=(",", ":"))
 
     def own_metrics(self, responses: Sequence[Mapping[str, Any]]) -> dict[str, float]:
-        """The ARC table (valid code and outputs, pixel scores, pass rates), ``arc/`` before each name."""
-        outcomes = [ArcOutcome.from_row({**response, "id": response["task_id"]}) for response in responses]
+        """The ARC table (valid code and outputs, pixel scores, pass rates), ``arc/`` before each
+        name; a response's task is its ``task_id`` (which ``/verify`` always answers with)."""
+        outcomes = [
+            ArcOutcome.from_row({**response, "id": response.get("task_id")}) for response in responses
+        ]
         metrics = self.pieces.metrics(outcomes) if outcomes else {}
         return {f"{self.pieces.metrics_prefix}{name}": value for name, value in metrics.items()}
 
