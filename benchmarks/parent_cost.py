@@ -25,12 +25,13 @@ import tempfile
 import time
 from pathlib import Path
 
-from nemo_code_rl import scoring
+from nemo_code_rl import results_files
 from nemo_code_rl.benchmarking.baselines import ForkFloor
 from nemo_code_rl.benchmarking.workload import build_workload
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
-from nemo_code_rl.problems import parse_problem, read_problems
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests import scoring
+from nemo_code_rl.unit_tests.problems import parse_problem, read_problems
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 
 def _busy_cpu_s() -> float:
@@ -65,12 +66,12 @@ def score_fixed_costs(rows: list[dict], pairs: list, workers: int, isolation: st
             "".join(json.dumps({"id": p.id, "completion": c}) + "\n" for p, c in pairs)
         )
         costs["read_problems"] = _timed(lambda: read_problems(problems_file))
-        completions = scoring.read_completions(completions_file)
-        costs["read_completions"] = _timed(lambda: scoring.read_completions(completions_file))
+        completions = results_files.read_completions(completions_file)
+        costs["read_completions"] = _timed(lambda: results_files.read_completions(completions_file))
         with Verifier(
             VerifierConfig(timeout_s=5.0, calibrate=False), workers=workers, isolation=isolation
         ) as verifier:
-            results = scoring.ResultsFile(Path(folder) / "r.jsonl", completions)
+            results = results_files.ResultsFile(Path(folder) / "r.jsonl", completions)
             produced = scoring.score([p for p, _ in pairs], completions, verifier)
         costs["append_rows"] = _timed(lambda: [results.append(row) for row in produced])
         costs["finish_rows"] = _timed(lambda: results.finish(produced))

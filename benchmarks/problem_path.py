@@ -23,10 +23,10 @@ from typing import Any
 
 import datasets
 
-from nemo_code_rl import problems as problems_module
-from nemo_code_rl import unit_test_family
-from nemo_code_rl.problem_loading import load_code_dataset
-from nemo_code_rl.problem_rows import to_dataset_rows
+from nemo_code_rl.unit_tests import family as unit_test_family
+from nemo_code_rl.unit_tests import problems as problems_module
+from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
+from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
 
 FIXTURES = Path(
     os.environ.get("NEMO_CODE_RL_FIXTURES", Path(__file__).resolve().parents[2] / "shared" / "data")

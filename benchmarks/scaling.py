@@ -22,8 +22,8 @@ from pathlib import Path
 from nemo_code_rl.benchmarking.baselines import ForkFloor
 from nemo_code_rl.benchmarking.workload import build_workload
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
-from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 
 def _timed(run) -> float:

@@ -40,7 +40,7 @@ from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems
 from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, chat_tokenizer, gguf_location, trainable_model
 from nemo_code_rl.integrations.trl import UnitTestReward, trl_rows
 from nemo_code_rl.plotting import plot_run
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.unit_tests.problems import Problem
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:

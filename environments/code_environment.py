@@ -18,7 +18,7 @@ minus the previous one's): the sum is the reward of the last attempt, however th
 
 That step is ``verifying_environment``'s, generic over the task family; what a unit-test
 verification means (when the episode ends, its metrics record, its closing words) is the
-family's (``nemo_code_rl.unit_test_family``).
+family's (``nemo_code_rl.unit_tests.family``).
 """
 
 from __future__ import annotations
@@ -26,9 +26,9 @@ from __future__ import annotations
 import ray
 
 from nemo_code_rl.environments.verifying_environment import VerifyingEnvironment
-from nemo_code_rl.problems import Problem
-from nemo_code_rl.unit_test_family import PIECES
-from nemo_code_rl.verification import Verification
+from nemo_code_rl.unit_tests.family import PIECES
+from nemo_code_rl.unit_tests.problems import Problem
+from nemo_code_rl.unit_tests.verification import Verification
 
 
 class UnitTestEnvironment(VerifyingEnvironment[Problem, tuple[Problem, str], Verification]):

@@ -50,7 +50,7 @@ from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, con
 from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.sandbox import USER_LEVELS as ISOLATION_LEVELS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
-from nemo_code_rl.verification import VerifierConfig
+from nemo_code_rl.unit_tests.verification import VerifierConfig
 
 FEEDBACK_PLACEHOLDER = "{feedback}"
 DEFAULT_FEEDBACK_TEMPLATE = (

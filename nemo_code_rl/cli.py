@@ -9,11 +9,9 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 from typing import get_args
 
-from nemo_code_rl import __version__, plotting_cli, scoring
+from nemo_code_rl import __version__, plotting_cli, results_files
 from nemo_code_rl.arc import cli as arc_cli
 from nemo_code_rl.arc.execution import ArcExecutionConfig
-from nemo_code_rl.checkers import SHIPPED_CHECKERS, read_checkers
-from nemo_code_rl.comparison import ComparisonConfig, ComparisonMode
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.engine import IsolationUnavailable, Limits
 from nemo_code_rl.engine.backend import BackendConfig, BackendKind, ExecutionBackend, make_backend
@@ -21,10 +19,14 @@ from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import check_seconds
 from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.extraction import ExtractionConfig, ExtractionMode
-from nemo_code_rl.problems import Problem, ProblemFormatError, RowError, read_problems
-from nemo_code_rl.rewards import RewardConfig, RewardMode
-from nemo_code_rl.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, default_cache_path
-from nemo_code_rl.verification import AFTER_TIMEOUT, Verifier, VerifierConfig
+from nemo_code_rl.rows import ProblemFormatError, RowError
+from nemo_code_rl.unit_tests import scoring
+from nemo_code_rl.unit_tests.checkers import SHIPPED_CHECKERS, read_checkers
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig, ComparisonMode
+from nemo_code_rl.unit_tests.problems import Problem, read_problems
+from nemo_code_rl.unit_tests.rewards import RewardConfig, RewardMode
+from nemo_code_rl.unit_tests.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, default_cache_path
+from nemo_code_rl.unit_tests.verification import AFTER_TIMEOUT, Verifier, VerifierConfig
 
 
 def _score_parser(sub: argparse._SubParsersAction) -> None:
@@ -156,8 +158,8 @@ def _score_parser(sub: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from nemo_code_rl.default_job import default_job
     from nemo_code_rl.progress import progress_bar
+    from nemo_code_rl.unit_tests.default_job import default_job
 
     if (args.problems is None) != (args.completions is None):
         raise SystemExit(
@@ -166,7 +168,7 @@ def _score(args: argparse.Namespace) -> int:
     if args.problems is None:
         problems, rows = default_job()
         problem_errors: list[RowError] = []
-        completions = scoring.number_completions(rows)
+        completions = results_files.number_completions(rows)
         output = Path(args.output or "humaneval_default.results.jsonl")
     else:
         handled = arc_cli.score_rows_if_arc(
@@ -189,12 +191,16 @@ def _score(args: argparse.Namespace) -> int:
     try:
         if args.problems is not None:
             problems, problem_errors = read_problems(args.problems)
-            completions = scoring.read_completions(args.completions)
-            output = Path(args.output) if args.output else scoring.default_results_path(args.completions)
+            completions = results_files.read_completions(args.completions)
+            output = (
+                Path(args.output) if args.output else results_files.default_results_path(args.completions)
+            )
         _check_inputs(args, problems, problem_errors, completions)
         config = _verifier_config(args)
         cache = TimeLimitCache(args.time_limit_cache or default_cache_path()) if args.calibrate else None
-        results = scoring.ResultsFile(output, completions, resume=args.resume)  # fails now if unwritable
+        results = results_files.ResultsFile(
+            output, completions, resume=args.resume
+        )  # fails now if unwritable
     except BaseException:
         _close_when_started(starting)
         raise
@@ -224,7 +230,7 @@ def _score(args: argparse.Namespace) -> int:
     finally:
         close()
     results.finish(rows)
-    warnings = scoring.input_warnings(completions, [row["status"] for row in rows], problem_errors)
+    warnings = results_files.input_warnings(completions, [row["status"] for row in rows], problem_errors)
     for warning in warnings:
         print(f"nemo-code-rl score: warning: {warning}", file=sys.stderr)
     summary = scoring.summarize(rows)
@@ -282,7 +288,7 @@ def _check_inputs(
     args: argparse.Namespace,
     problems: list[Problem],
     problem_errors: list[RowError],
-    completions: list[scoring.Completion],
+    completions: list[results_files.Completion],
 ) -> None:
     """Stop before any work when there is nothing to judge: no problem or no completion was read."""
     if not problems:
@@ -299,7 +305,7 @@ def _check_inputs(
             if first
             else ""
         )
-        raise scoring.CompletionsError(f"{args.completions}: no completions could be read{listed}")
+        raise results_files.CompletionsError(f"{args.completions}: no completions could be read{listed}")
 
 
 def _seconds(text: str) -> float:

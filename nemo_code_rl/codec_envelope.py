@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from nemo_code_rl.problems import ProblemFormatError, decoded_json
+from nemo_code_rl.rows import ProblemFormatError, decoded_json
 
 Encoded = TypeVar("Encoded")
 

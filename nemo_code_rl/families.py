@@ -72,7 +72,7 @@ class TaskFamily:
 
 UNIT_TESTS = TaskFamily(
     name="code_unit_tests",
-    pieces="nemo_code_rl.unit_test_family.PIECES",
+    pieces="nemo_code_rl.unit_tests.family.PIECES",
     environment="nemo_code_rl.environments.code_environment.CodeUnitTestEnvironment",
     processor="nemo_code_rl.processors.code_unit_tests_processor",
     env_config="nemo_code_rl.environments.config.CodeEnvConfig.from_dict",

@@ -8,7 +8,7 @@ verification means (episode end, metrics, feedback, a one-word verdict). Each fr
 is one generic implementation over these pieces (``VerifyingEnvironment``, ``FamilyProcessor``,
 ``FamilyReward``), so a third family costs one object of this protocol and a ``TaskFamily``.
 
-The unit-test family's pieces are ``nemo_code_rl.unit_test_family.PIECES``, ARC's
+The unit-test family's pieces are ``nemo_code_rl.unit_tests.family.PIECES``, ARC's
 ``nemo_code_rl.arc.family.PIECES``.
 """
 
@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
-from nemo_code_rl.problems import ProblemFormatError, decoded_json
+from nemo_code_rl.rows import ProblemFormatError, decoded_json
 
 if TYPE_CHECKING:
     from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend

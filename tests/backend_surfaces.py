@@ -19,7 +19,7 @@ from nemo_code_rl import cli
 from nemo_code_rl.benchmarking.easy_problems import easy_problems
 from nemo_code_rl.gym_server import create_app
 from nemo_code_rl.integrations.trl import ArcProgramReward, UnitTestReward, arc_trl_rows, trl_rows
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 from tests.arc.programs import CORRECT_PROGRAMS
 from tests.gym_server import stdio_request
 from tests.nemo_rl.helpers import CORRECT_SUM, answer, sum_problem

@@ -48,7 +48,7 @@ def ray_cluster():
 @pytest.fixture(scope="module")
 def verifier():
     """A verifier with two sandbox workers and a 5 s test limit, shared by a test module."""
-    from nemo_code_rl.verification import Verifier, VerifierConfig
+    from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
     with Verifier(VerifierConfig(timeout_s=5), workers=2) as engine:
         yield engine

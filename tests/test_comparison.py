@@ -8,8 +8,8 @@ from decimal import Decimal
 
 import pytest
 
-from nemo_code_rl import comparison
-from nemo_code_rl.comparison import (
+from nemo_code_rl.unit_tests import comparison
+from nemo_code_rl.unit_tests.comparison import (
     GYM_VALUE_COMPARISON,
     ComparisonConfig,
     ValueComparisonConfig,

@@ -13,8 +13,8 @@ from nemo_code_rl import ExecutionPool, Limits
 from nemo_code_rl.cli import main
 from nemo_code_rl.engine.languages import Language
 from nemo_code_rl.integrations.trl import UnitTestReward, trl_rows
-from nemo_code_rl.problems import load_problems, parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.problems import load_problems, parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="these tests need g++ on the host")
 

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 SECRET_IN, SECRET_OUT = "hidden-input-7341", "hidden-output-9052"
 STDIO = parse_problem(

@@ -11,12 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl.checkers import SHIPPED_CHECKERS as CHECKERS_DIR
 from nemo_code_rl.extraction import ExtractionConfig
-from nemo_code_rl.problems import Problem, parse_problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.checkers import SHIPPED_CHECKERS as CHECKERS_DIR
+from nemo_code_rl.unit_tests.problems import Problem, parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
-# Problems that accept many answers; only a special judge (the shipped nemo_code_rl/checkers/<hash_id>.py)
+# Problems that accept many answers; only a special judge (the shipped nemo_code_rl/unit_tests/checkers/<hash_id>.py)
 # can judge them.
 CIRCLE_COLORING = "ff86821ed6f7260c7a17c4c9be03b663"
 REVERSE_WORDS = "c69268d8bdb4da0685d7b187c88296c1"
@@ -74,7 +74,7 @@ def test_default_comparison_reproduces_gym_rewards(rollouts, verifier):
 
 def test_checkers_accept_the_valid_answers(rollouts, verifier):
     # Verdicts established by hand and by running the extracted code through the checkers; see
-    # nemo_code_rl/checkers/README.md. Both rollouts are valid on every test: Gym scored them 0 only
+    # nemo_code_rl/unit_tests/checkers/README.md. Both rollouts are valid on every test: Gym scored them 0 only
     # because its line-by-line comparison demands the reference output's layout
     # (ff86...: 97 of 100 references print all five answers on one line; c692...: the rollout
     # skips the optional empty index line after "0").

@@ -107,7 +107,7 @@ def test_adapters_depend_only_on_the_core() -> None:
     [
         ("nemo_code_rl.integrations.trl", "from nemo_code_rl.processors import x", "TRL"),
         ("nemo_code_rl.gym_server.service", "def f():\n    import nemo_code_rl.environments.y", "NeMo Gym"),
-        ("nemo_code_rl.scoring", "from nemo_code_rl import run", "core"),
+        ("nemo_code_rl.unit_tests.scoring", "from nemo_code_rl import run", "core"),
         ("nemo_code_rl.gym_server.service", "from ..integrations import trl", "NeMo Gym"),
     ],
 )
@@ -128,7 +128,11 @@ GENERIC_ADAPTERS = (
     "nemo_code_rl.environments.verifying_environment",
     "nemo_code_rl.processors.family_processor",
 )
-FAMILY_MODULES = ("nemo_code_rl.unit_test_family", "nemo_code_rl.arc", "nemo_code_rl.verification")
+FAMILY_MODULES = (
+    "nemo_code_rl.unit_tests.family",
+    "nemo_code_rl.arc",
+    "nemo_code_rl.unit_tests.verification",
+)
 
 
 def test_the_generic_adapters_name_no_family() -> None:
@@ -140,3 +144,27 @@ def test_the_generic_adapters_name_no_family() -> None:
         if any(imported == family or imported.startswith(family + ".") for family in FAMILY_MODULES)
     ]
     assert named == []
+
+
+# One folder per task family; a family is reached through ``families.py`` (import paths as text).
+FAMILY_FOLDERS = ("nemo_code_rl.unit_tests", "nemo_code_rl.arc")
+
+
+def family_of(module: str) -> str | None:
+    return next((f for f in FAMILY_FOLDERS if module == f or module.startswith(f + ".")), None)
+
+
+def test_families_are_independent_and_the_engine_knows_none() -> None:
+    """No family imports another (a third family costs its own folder, nothing in the others), and
+    the engine imports no family: a family's in-worker judge is named by the job it judges."""
+    found = []
+    for module, path in source_modules():
+        own = family_of(module)
+        if own is None and not module.startswith("nemo_code_rl.engine"):
+            continue
+        for imported in imported_modules(module, path):
+            other = family_of(imported)
+            if other is not None and other != own:
+                found.append(f"{module} imports {imported}")
+    assert found == []
+    assert any(family_of(m) == "nemo_code_rl.unit_tests" for m, _ in source_modules())

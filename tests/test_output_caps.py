@@ -4,8 +4,8 @@ stderr to a few KiB, so one print-loop bug cannot take a scoring run's memory.""
 import json
 
 from nemo_code_rl import ExecutionPool, Limits, Program, Verdict
-from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import OUTPUT_SLACK_BYTES
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import OUTPUT_SLACK_BYTES
 
 from .verification_data import fenced
 
@@ -46,7 +46,7 @@ def test_engine_keeps_stderr_to_its_own_cap():
 
 
 def test_the_cap_follows_the_largest_expected_output():
-    from nemo_code_rl.verification import output_cap
+    from nemo_code_rl.unit_tests.verification import output_cap
 
     big = stdio_problem("big", ["", ""], ["1\n", "y" * 1_000_000])
     assert output_cap(big) == 2 * 1_000_000 + OUTPUT_SLACK_BYTES

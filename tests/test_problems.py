@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl import problems
-from nemo_code_rl.problems import Problem, ProblemFormatError, detect_format, load_problems, parse_problem
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests import problems
+from nemo_code_rl.unit_tests.problems import Problem, detect_format, load_problems, parse_problem
 
 
 def test_docstring_examples() -> None:

@@ -5,9 +5,10 @@ import math
 
 import pytest
 
-from nemo_code_rl import passk, rewards
+from nemo_code_rl import passk
 from nemo_code_rl.passk import STANDARD_KS, pass_at_k, pass_at_k_table
-from nemo_code_rl.rewards import (
+from nemo_code_rl.unit_tests import rewards
+from nemo_code_rl.unit_tests.rewards import (
     REWARD_VERSION,
     RewardConfig,
     ShapedWeights,

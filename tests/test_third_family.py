@@ -17,9 +17,10 @@ import pytest
 
 from nemo_code_rl.families import UNIT_TESTS
 from nemo_code_rl.integrations.trl import FamilyReward
-from nemo_code_rl.problems import Problem, ProblemFormatError
 from nemo_code_rl.processors.family_processor import FamilyProcessor
-from nemo_code_rl.unit_test_family import UnitTestPieces, env_info_for_problem
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests.family import UnitTestPieces, env_info_for_problem
+from nemo_code_rl.unit_tests.problems import Problem
 
 SAY = dataclasses.replace(UNIT_TESTS, name="say_the_word", pieces=f"{__name__}.PIECES")
 

@@ -14,7 +14,8 @@ import pytest
 from nemo_code_rl import __version__
 from nemo_code_rl.cli import main
 from nemo_code_rl.engine import Limits
-from nemo_code_rl.problems import ProblemFormatError, load_problems
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests.problems import load_problems
 
 DOUBLE = {
     "id": "double",
@@ -154,7 +155,7 @@ def load_problems_from_bytes(data: bytes, suffix: str):
 
 
 def test_duplicate_ids_make_both_rows_unusable_and_stay_an_error_for_load_problems():
-    from nemo_code_rl.problems import read_problems
+    from nemo_code_rl.unit_tests.problems import read_problems
 
     rows = [DOUBLE, {**DOUBLE, "question": "Another."}, {**DOUBLE, "id": "other"}]
     problems, errors = read_problems(rows)
@@ -362,8 +363,8 @@ def test_arc_submission_never_replaces_a_submission_with_less(tmp_path, capsys):
 def test_doctests_of_the_modules_these_paths_go_through():
     import doctest
 
-    from nemo_code_rl import checkers, scoring
     from nemo_code_rl.engine import limits
+    from nemo_code_rl.unit_tests import checkers, scoring
 
     for module in (scoring, checkers, limits):
         assert doctest.testmod(module).failed == 0, module.__name__
@@ -400,8 +401,8 @@ def test_arc_scoring_keeps_bad_lines_as_bad_input_rows(tmp_path, capsys):
 
 def test_a_data_time_limit_times_the_factor_past_a_day_does_not_stop_the_batch():
     from nemo_code_rl.engine.limits import MAX_SECONDS
-    from nemo_code_rl.problems import parse_problem
-    from nemo_code_rl.verification import Verifier, VerifierConfig
+    from nemo_code_rl.unit_tests.problems import parse_problem
+    from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
     slow = parse_problem(
         {

@@ -4,11 +4,11 @@ import json
 
 import pytest
 
-from nemo_code_rl.comparison import ComparisonConfig
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.problems import load_problems, parse_problem
-from nemo_code_rl.rewards import RewardConfig
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig
+from nemo_code_rl.unit_tests.problems import load_problems, parse_problem
+from nemo_code_rl.unit_tests.rewards import RewardConfig
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 from .verification_data import humaneval
 
@@ -377,7 +377,7 @@ def test_calibrated_limits_are_measured_once_per_problem_content(tmp_path):
     """Calibration runs a problem's reference once: the same content later (another call, another
     problem object with another id, another verifier reading the same cache file) gets the limit
     measured the first time, to the last digit; changed tests are measured anew."""
-    from nemo_code_rl.time_limits import TimeLimitCache
+    from nemo_code_rl.unit_tests.time_limits import TimeLimitCache
 
     reference = "import time\ntime.sleep(0.5)\nprint(2 * int(input()))"
     problem = _stdin_problem("double-a", reference, tests=2)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl.problems import Problem, load_problems
+from nemo_code_rl.unit_tests.problems import Problem, load_problems
 
 
 @cache

@@ -25,7 +25,7 @@ from nemo_code_rl.engine import Limits
 from nemo_code_rl.engine.backend import BackendKind
 from nemo_code_rl.extraction import ExtractionConfig
 from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 
 MAX_LISTED_ERRORS = 50
 MAX_LISTED_IDS = 10
@@ -55,9 +55,10 @@ def score_rows_if_arc(
     (``ArcExecutionConfig.helper``; ``None``: our BARC-compatible ``common``); ``backend`` where
     programs run (``make_backend``).
     """
-    from nemo_code_rl import scoring
+    from nemo_code_rl import results_files
     from nemo_code_rl.arc.data import is_arc_source, load_arc_tasks
     from nemo_code_rl.arc.execution import ArcExecutionConfig
+    from nemo_code_rl.arc.rewards import ARC_REWARD_VERSION
     from nemo_code_rl.arc.scoring import format_arc_summary, score_arc, summarize_arc
     from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
     from nemo_code_rl.progress import progress_bar
@@ -65,9 +66,9 @@ def score_rows_if_arc(
     if not is_arc_source(problems):
         return None
     tasks = load_arc_tasks(problems)
-    read = scoring.read_completions(completions)
+    read = results_files.read_completions(completions)
     if all(c.error for c in read):
-        raise scoring.CompletionsError(f"{completions}: no completions could be read")
+        raise results_files.CompletionsError(f"{completions}: no completions could be read")
     rows = [c for c in read if not c.error]
     limits = Limits() if memory_mb is None else Limits(memory_bytes=memory_mb * 2**20)
     config = ArcVerifierConfig(
@@ -76,7 +77,7 @@ def score_rows_if_arc(
             limits=limits, helper=helper, timeout_s=timeout_s or ArcExecutionConfig().timeout_s
         ),
     )
-    destination = Path(output) if output else scoring.default_results_path(completions)
+    destination = Path(output) if output else results_files.default_results_path(completions)
     update, close = progress_bar("scoring ARC", enabled=not quiet)
     with ArcVerifier(config, workers=workers, isolation=isolation, backend=backend) as verifier:
         try:
@@ -84,16 +85,20 @@ def score_rows_if_arc(
         finally:
             close()
     # Lines that are not completions keep their place in RESULTS, as bad_input rows.
-    bad = [scoring.unjudged_row(c, AttemptStatus.BAD_INPUT, c.error) for c in read if c.error]
+    bad = [
+        results_files.unjudged_row(c, AttemptStatus.BAD_INPUT, c.error, ARC_REWARD_VERSION)
+        for c in read
+        if c.error
+    ]
     results = sorted([*results, *bad], key=lambda row: row["index"])
-    scoring.write_results(results, destination)
+    results_files.write_results(results, destination)
     statuses = [
         AttemptStatus.UNKNOWN_PROBLEM
         if row.get("error") == AttemptStatus.UNKNOWN_PROBLEM
         else row.get("status", AttemptStatus.JUDGED)
         for row in results
     ]
-    warnings = scoring.input_warnings(read, statuses)
+    warnings = results_files.input_warnings(read, statuses)
     for warning in warnings:
         sys.stderr.write(f"nemo-code-rl score: warning: {warning}\n")
     scored = [row for row in results if row.get("status") != AttemptStatus.BAD_INPUT]

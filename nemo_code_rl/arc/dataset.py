@@ -34,7 +34,7 @@ from nemo_code_rl.arc.task import ArcTask, is_arc_row, task_from_row
 from nemo_code_rl.arc.task_codec import EncodedTask, decode_task
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section, parse_section
 from nemo_code_rl.families import ARC
-from nemo_code_rl.problems import ProblemFormatError, decoded_json
+from nemo_code_rl.rows import ProblemFormatError, decoded_json
 
 TASK_COLUMN = "arc_task"
 # The column beside it holding the task's plain fields and rendered prompt (``EncodedTask.header``).

@@ -31,7 +31,7 @@ from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend
 from nemo_code_rl.families import ARC, TaskFamily
 from nemo_code_rl.family_pieces import Judgement, decoded_env_info
 from nemo_code_rl.outcomes import Verdict
-from nemo_code_rl.problems import ProblemFormatError, decoded_json
+from nemo_code_rl.rows import ProblemFormatError, decoded_json
 from nemo_code_rl.training_metrics import SampleOutcome
 
 TASK_KEY = "arc_task"

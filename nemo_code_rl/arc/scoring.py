@@ -26,7 +26,7 @@ from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier
 from nemo_code_rl.outcomes import Verdict
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.scoring import Completion
+from nemo_code_rl.results_files import Completion
 
 
 def score_arc(

@@ -15,7 +15,7 @@ from typing import Any
 
 from nemo_code_rl.arc.grid_check import InvalidGrid, as_grid
 from nemo_code_rl.arc.grids import Grid
-from nemo_code_rl.problems import ID_FIELDS, ProblemFormatError
+from nemo_code_rl.rows import ID_FIELDS, ProblemFormatError
 
 
 @dataclass(frozen=True)

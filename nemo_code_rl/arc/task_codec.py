@@ -24,7 +24,7 @@ from typing import Any
 
 from nemo_code_rl.arc.task import ArcPair, ArcTask, task_from_row
 from nemo_code_rl.codec_envelope import from_header, tagged_object
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 
 CODEC_KEY = "arc_task_codec"
 CODEC_VERSION = 1

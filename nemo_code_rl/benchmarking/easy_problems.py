@@ -16,7 +16,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.unit_tests.problems import Problem
 
 TESTS_PER_PROBLEM = 5
 INSTRUCTION = "Write a Python function in a ```python code block."

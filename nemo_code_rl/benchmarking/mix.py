@@ -22,8 +22,8 @@ from pathlib import Path
 
 from nemo_code_rl.benchmarking import baselines
 from nemo_code_rl.outcomes import Verdict
-from nemo_code_rl.problems import Problem
-from nemo_code_rl.verification import Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.problems import Problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 # One cycle of twenty: 14 correct, 2 wrong, 2 loop, 1 slow, 1 crash (70/10/10/5/5), interleaved so
 # any stretch of the batch keeps the mix.

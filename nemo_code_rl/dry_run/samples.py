@@ -124,8 +124,8 @@ def family_samples(family: TaskFamily, settings: Any, limit: int) -> Loaded:
 
 def code_samples(settings: Any, limit: int) -> Loaded:
     """A few rows of a coding-problem dataset (``settings.rows_of``), and where they came from."""
-    from nemo_code_rl.problem_rows import problem_from_datum
-    from nemo_code_rl.problems import load_problems
+    from nemo_code_rl.unit_tests.problem_rows import problem_from_datum
+    from nemo_code_rl.unit_tests.problems import load_problems
 
     source = settings.source
     is_hub = not Path(source).exists() and _HUB_ID.match(source) and not source.endswith(_FILE_SUFFIXES)
@@ -154,7 +154,7 @@ def code_samples(settings: Any, limit: int) -> Loaded:
 def hub_head(dataset_id: str, subset: str | None, split: str, limit: int) -> list[dict[str, Any]]:
     """The first ``limit`` rows of a hub dataset's split, streamed: a dataset kept in one file per
     split (``problem_loading.SPLIT_FILES``) is read from that file alone, as training reads it."""
-    from nemo_code_rl.problem_loading import split_file
+    from nemo_code_rl.unit_tests.problem_loading import split_file
 
     filename = split_file(dataset_id, split)
     if filename is not None:

@@ -8,6 +8,7 @@ from typing import Any
 
 from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import Limits
+from nemo_code_rl.engine.results import judge_module
 
 
 @dataclass(frozen=True)
@@ -26,8 +27,10 @@ class Program:
             with expected values): each input reaches the child as an in-memory file on stdin
             only when its turn comes, and never sits in the child's memory as Python objects
             before then. Combine with ``strict`` for a child per input.
-        judge: how the worker judges each input's output, as plain data (``harness.judging``
-            builds it: the test kind, the expected outputs, the comparison settings). The
+        judge: how the worker judges each input's output, as plain data: ``module``, the
+            family's judge (``results.WorkerJudge``; the unit-test family's
+            ``unit_tests.harness.judging`` builds this spec: the test kind, the expected outputs,
+            the comparison settings). The
             worker's supervisor, which no program is forked from, judges each result as it comes
             and returns its ``judgement`` instead of the output: the program's answer and error
             output are kept only for the first input that failed (the one feedback reports), so
@@ -65,6 +68,8 @@ class Program:
         for index, item in enumerate(self.inputs):
             if not isinstance(item, (str, bytes)):
                 raise TypeError(f"Program.inputs[{index}] must be str or bytes, got {type(item).__name__}")
+        if self.judge is not None:
+            judge_module(self.judge)
 
     @property
     def input_count(self) -> int:

@@ -7,8 +7,9 @@ inputs skipped because the caller stopped the program early (``run_batch(stop_wh
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from nemo_code_rl.outcomes import Verdict
 
@@ -68,3 +69,26 @@ class ExecutionResult:
         data = asdict(self)
         data["verdict"] = self.verdict.value
         return data
+
+
+class WorkerJudge(Protocol):
+    """A family's judge, run by each worker's supervisor (``Program.judge`` names its module).
+
+    It judges a program's results in input order, as each input ends, and returns each result
+    with its ``judgement`` (a ``Judgement``), keeping only the output feedback needs.
+    """
+
+    def judged(self, position: int, result: dict[str, Any]) -> dict[str, Any]:
+        """Input ``position``'s result dict, judged."""
+        ...
+
+
+def judge_module(spec: Mapping[str, Any]) -> str:
+    """The module a judge spec names (``Program.judge["module"]``), checked where the program is
+    made, so a bad spec is the caller's error and never a worker's crash. Jobs come from the
+    trainer, never from a program; still, only this package's modules are ever imported as judges.
+    """
+    module = spec.get("module") if isinstance(spec, Mapping) else None
+    if not isinstance(module, str) or not module.startswith("nemo_code_rl."):
+        raise ValueError(f"Program.judge names module {module!r}: a judge must be a module of nemo_code_rl")
+    return module

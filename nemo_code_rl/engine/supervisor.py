@@ -1,8 +1,8 @@
 """The supervisor: the worker process that reads jobs, and times, reads and judges their programs.
 
 It holds everything of a job (sources, inputs, private test code, expected outputs, output), and
-judges each input's output as it ends where the job came with a judge (``harness.judging``), so
-the pool's process only routes verdicts. No program is ever
+judges each input's output as it ends where the job came with a judge (a family's, named by the
+job: see ``worker_judge``), so the pool's process only routes verdicts. No program is ever
 forked from it: it asks the worker's template (see ``template``), which has never held job data,
 to fork each child, handing over the child's descriptors. It supervises the child from outside
 through a pidfd: wall-clock deadlines, output caps and termination are measured here, never
@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import importlib
 import json
 import math
 import os
@@ -24,14 +25,14 @@ import socket
 import sys
 import termios
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, wire
 from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.results import Verdict
-from nemo_code_rl.harness import judging
+from nemo_code_rl.engine.results import Verdict, WorkerJudge, judge_module
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096
@@ -85,9 +86,7 @@ class _Chain:
     ``S``, carrying input ``i + 1``'s memfd.
     """
 
-    def __init__(
-        self, job: dict, start: int, stop: int, link: _PoolLink, judge: judging.Judge | None
-    ) -> None:
+    def __init__(self, job: dict, start: int, stop: int, link: _PoolLink, judge: WorkerJudge | None) -> None:
         self.job, self.start, self.stop, self.link, self.judge = job, start, stop, link, judge
         self.limits: Limits = job["limits"]
         self.results: dict[int, dict] = {}
@@ -530,14 +529,22 @@ def execute(job: dict, link: _PoolLink) -> list[dict]:
     result is judged as its input ends (before it is streamed), and the results the supervisor
     fills in itself (a syntax error, inputs not run) at the end.
     """
-    judge = judging.Judge(job["judge"]) if job.get("judge") is not None else None
+    judge = worker_judge(job["judge"]) if job.get("judge") is not None else None
     results = _execute(job, link, judge)
     if judge is None:
         return results
     return [r if "judgement" in r else judge.judged(i, r) for i, r in enumerate(results)]
 
 
-def _execute(job: dict, link: _PoolLink, judge: judging.Judge | None) -> list[dict]:
+def worker_judge(spec: Mapping[str, Any]) -> WorkerJudge:
+    """The judge a job names (``judge_module``): the engine knows no family, and a family that
+    judges in the workers brings its own (the unit-test family's is ``unit_tests.harness.judging``).
+    """
+    judge: WorkerJudge = importlib.import_module(judge_module(spec)).Judge(spec)
+    return judge
+
+
+def _execute(job: dict, link: _PoolLink, judge: WorkerJudge | None) -> list[dict]:
     if job.get("private"):
         job["stdin_fds"] = [_memfd(data) for data in job.pop("inputs")]
     count = len(job["stdin_fds"]) if "stdin_fds" in job else len(job["inputs"])

@@ -30,7 +30,7 @@ from nemo_code_rl.gym_server.models import (
     ServerOptions,
 )
 from nemo_code_rl.gym_server.service import VerificationService, VerificationUnavailable
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 
 _DISCONNECT_POLL_S = 0.5
 

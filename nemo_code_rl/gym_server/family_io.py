@@ -34,9 +34,10 @@ from nemo_code_rl.gym_server.models import (
     VerifyResponse,
 )
 from nemo_code_rl.outcomes import Verdict
-from nemo_code_rl.problems import ID_FIELDS, Problem, parse_problem
-from nemo_code_rl.unit_test_family import PIECES as UNIT_TEST_PIECES
-from nemo_code_rl.verification import Verification, Verifier
+from nemo_code_rl.rows import ID_FIELDS
+from nemo_code_rl.unit_tests.family import PIECES as UNIT_TEST_PIECES
+from nemo_code_rl.unit_tests.problems import Problem, parse_problem
+from nemo_code_rl.unit_tests.verification import Verification, Verifier
 
 # LiveCodeBench's per-test codes, as code_gen reports them in ``result`` (-1 is its compile error;
 # a lost worker reports it too, and ``infra_fault`` tells the two apart).

@@ -29,13 +29,13 @@ from pydantic import (
 )
 
 from nemo_code_rl.arc.verifier import ArcVerifierConfig
-from nemo_code_rl.checkers import read_checkers
 from nemo_code_rl.config_keys import ConfigError, check_keys
 from nemo_code_rl.engine.backend import BackendConfig, backend_config
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, check_seconds
 from nemo_code_rl.families import ARC, FAMILIES, UNIT_TESTS
 from nemo_code_rl.fault_policy import FaultPolicyConfig
-from nemo_code_rl.verification import VerifierConfig
+from nemo_code_rl.unit_tests.checkers import read_checkers
+from nemo_code_rl.unit_tests.verification import VerifierConfig
 
 # Keys Gym itself puts in a resources server's config node (run-time and catalogue metadata).
 GYM_SERVER_KEYS = frozenset(

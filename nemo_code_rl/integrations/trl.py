@@ -46,11 +46,12 @@ from nemo_code_rl.families import ARC
 from nemo_code_rl.family_pieces import FamilyPieces
 from nemo_code_rl.fault_policy import Attempt, FaultPolicy, FaultPolicyConfig
 from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problem_rows import ENCODED_PROBLEM_COLUMN, prompt_messages, to_dataset_rows
-from nemo_code_rl.problems import Problem, ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 from nemo_code_rl.training_metrics import SampleOutcome, response_metrics, verification_metrics
-from nemo_code_rl.unit_test_family import PIECES as UNIT_TEST_PIECES
-from nemo_code_rl.verification import VerifierConfig
+from nemo_code_rl.unit_tests.family import PIECES as UNIT_TEST_PIECES
+from nemo_code_rl.unit_tests.problem_rows import ENCODED_PROBLEM_COLUMN, prompt_messages, to_dataset_rows
+from nemo_code_rl.unit_tests.problems import Problem
+from nemo_code_rl.unit_tests.verification import VerifierConfig
 
 logger = logging.getLogger(__name__)
 
@@ -64,7 +65,7 @@ BAD_ROW = "bad_row"
 def trl_rows(problems: Iterable[Problem], system_prompt: str | None = None) -> list[dict[str, Any]]:
     """Rows for ``datasets.Dataset.from_list``: a conversational ``prompt`` and the problem as JSON.
 
-    >>> from nemo_code_rl.problems import parse_problem
+    >>> from nemo_code_rl.unit_tests.problems import parse_problem
     >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
     >>> row = trl_rows([problem], system_prompt="Answer in Python.")[0]
     >>> sorted(row), [m["role"] for m in row["prompt"]]

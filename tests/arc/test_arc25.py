@@ -9,7 +9,7 @@ import pytest
 from nemo_code_rl.arc.scoring import format_arc_summary, score_arc, summarize_arc
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.cli import main as cli_main
-from nemo_code_rl.scoring import Completion
+from nemo_code_rl.results_files import Completion
 
 from .conftest import VERIFIER_CONFIG
 from .programs import CORRECT_PROGRAMS, completion

@@ -18,8 +18,8 @@ from nemo_code_rl.arc import task as arc_task
 from nemo_code_rl.arc.dataset import ArcDatasetConfig, build_dataset_rows
 from nemo_code_rl.arc.family import TASK_KEY, env_info_for_task, task_from_env_info
 from nemo_code_rl.arc.task_codec import CODEC_KEY, decode_task
-from nemo_code_rl.problems import ProblemFormatError
 from nemo_code_rl.processors.arc_processors import arc_programs_processor
+from nemo_code_rl.rows import ProblemFormatError
 
 from .conftest import VERIFIER_CONFIG
 from .programs import CORRECT_PROGRAMS, completion

@@ -11,12 +11,12 @@ from nemo_code_rl.arc.augment import Augmentation
 from nemo_code_rl.arc.dataset import ArcDatasetConfig, build_dataset_rows
 from nemo_code_rl.arc.prompts import BARC_SYSTEM_PROMPT
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.problems import ProblemFormatError
 from nemo_code_rl.processors.arc_processors import (
     arc_programs_processor,
     env_info_for_task,
     task_from_env_info,
 )
+from nemo_code_rl.rows import ProblemFormatError
 
 pa = pytest.importorskip("pyarrow", reason="the Arrow round trip needs pyarrow")
 

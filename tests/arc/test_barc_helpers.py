@@ -13,7 +13,7 @@ from nemo_code_rl.arc.scoring import score_arc
 from nemo_code_rl.arc.verifier import ArcVerifier, ArcVerifierConfig
 from nemo_code_rl.config_keys import ConfigError
 from nemo_code_rl.environments.arc_config import ArcEnvConfig
-from nemo_code_rl.scoring import Completion
+from nemo_code_rl.results_files import Completion
 
 from .programs import completion
 

@@ -17,7 +17,7 @@ from nemo_code_rl.arc.prompts import (
 from nemo_code_rl.arc.scoring import score_arc
 from nemo_code_rl.arc.task import ArcPair, ArcTask, task_from_row
 from nemo_code_rl.config_keys import ConfigError
-from nemo_code_rl.scoring import number_completions
+from nemo_code_rl.results_files import number_completions
 
 from .programs import CORRECT_PROGRAMS, completion
 

@@ -11,7 +11,7 @@ from nemo_code_rl.arc.data import DEFAULT_SOURCE, is_arc_source, load_arc_tasks
 from nemo_code_rl.arc.grid_check import InvalidGrid, as_grid
 from nemo_code_rl.arc.grids import describe_difference, format_grid, pixel_accuracy
 from nemo_code_rl.arc.task import task_from_row
-from nemo_code_rl.problems import ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 
 
 def test_grid_rules() -> None:

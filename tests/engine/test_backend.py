@@ -78,7 +78,7 @@ def test_the_factory_starts_a_process_pool_by_default() -> None:
 
 
 def test_a_borrowed_backend_is_never_closed_by_the_borrower() -> None:
-    from nemo_code_rl.verification import Verifier
+    from nemo_code_rl.unit_tests.verification import Verifier
 
     with make_backend(workers=1) as backend:
         with Verifier(pool=backend):

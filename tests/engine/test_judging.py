@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import uuid
 
+import pytest
+
 from nemo_code_rl import Program, Verdict
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
-from nemo_code_rl.harness import judging, programs
-from nemo_code_rl.problems import parse_problem
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig, ValueComparisonConfig
+from nemo_code_rl.unit_tests.harness import judging, programs
+from nemo_code_rl.unit_tests.problems import parse_problem
 from tests.isolation_probes import MEMORY_SCANNER, stdout_of
 
 DOUBLE_AND_WARN = "import sys\nn = int(input())\nprint(n * 2)\nprint('warned', n, file=sys.stderr)\n"
@@ -93,3 +95,14 @@ def test_expected_outputs_never_reach_a_program(pool):
             seen += counts[0] if secret_first else counts[1]
             controls += counts[1] if secret_first else counts[0]
     assert seen <= controls + 2, "a judge's expected output is in a program's memory"
+
+
+def test_a_judge_is_a_module_of_the_package_named_by_the_job(pool):
+    """The engine knows no family: the spec names its judge's module. One outside the package is
+    the caller's error when the program is made, never a worker's crash."""
+    spec = _stdio_judge(["2"])
+    assert spec["module"] == judging.__name__
+    assert pool.run(Program("print(2)", ["1"], judge=spec))[0].judgement.verdict is Verdict.PASSED
+    for module in ("os", None, "nemo_code_rl_evil.judge"):
+        with pytest.raises(ValueError, match="a judge must be a module of nemo_code_rl"):
+            Program("print(2)", ["1"], judge={**spec, "module": module})

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from nemo_code_rl.checkers import SHIPPED_CHECKERS
+from nemo_code_rl.unit_tests.checkers import SHIPPED_CHECKERS
 
 CHECKERS_DIR = SHIPPED_CHECKERS
-# The two multi-answer problems; their checkers accept both rollouts (see nemo_code_rl/checkers/README.md).
+# The two multi-answer problems; their checkers accept both rollouts (see nemo_code_rl/unit_tests/checkers/README.md).
 CHECKED_PROBLEMS = frozenset({"ff86821ed6f7260c7a17c4c9be03b663", "c69268d8bdb4da0685d7b187c88296c1"})
 
 

@@ -8,8 +8,8 @@ public ``Verifier`` and the real sandbox.
 
 import pytest
 
-from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier
 
 from ..verification_data import fenced, humaneval
 

@@ -11,8 +11,8 @@ import json
 
 import pytest
 
-from nemo_code_rl.problems import parse_problem
-from nemo_code_rl.verification import Verifier
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier
 
 from ..verification_data import fenced
 

@@ -9,7 +9,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from nemo_code_rl.problems import Problem, parse_problem
+from nemo_code_rl.unit_tests.problems import Problem, parse_problem
 
 
 def sum_row(problem_id: str = "sum") -> dict[str, str]:

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl.problem_codec import CODEC_KEY, CODEC_VERSION
-from nemo_code_rl.problem_loading import load_code_dataset
-from nemo_code_rl.problems import ProblemFormatError, load_problems
 from nemo_code_rl.processors import env_info_for_problem, problem_from_env_info
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests.problem_codec import CODEC_KEY, CODEC_VERSION
+from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
+from nemo_code_rl.unit_tests.problems import load_problems
 
 
 def test_env_info_round_trip_without_a_tokenizer(fixtures_dir: Path) -> None:

@@ -15,10 +15,10 @@ from typing import Any
 
 import pytest
 
-from nemo_code_rl import problems
-from nemo_code_rl.problem_loading import load_code_dataset
-from nemo_code_rl.problem_rows import to_dataset_rows
 from nemo_code_rl.processors import code_unit_tests_processor
+from nemo_code_rl.unit_tests import problems
+from nemo_code_rl.unit_tests.problem_loading import load_code_dataset
+from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
 
 from .helpers import answer, conversation, counting_calls
 

@@ -10,14 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from nemo_code_rl import problem_codec, problem_loading, problem_rows, unit_test_family
-from nemo_code_rl.problem_loading import human_eval_path, load_code_dataset
-from nemo_code_rl.problem_rows import to_dataset_rows
-from nemo_code_rl.problems import ProblemFormatError, parse_problem
 from nemo_code_rl.processors import (
     code_unit_tests_processor,
     problem_from_env_info,
 )
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests import family as unit_test_family
+from nemo_code_rl.unit_tests import problem_codec, problem_loading, problem_rows
+from nemo_code_rl.unit_tests.problem_loading import human_eval_path, load_code_dataset
+from nemo_code_rl.unit_tests.problem_rows import to_dataset_rows
+from nemo_code_rl.unit_tests.problems import parse_problem
 
 from .helpers import sum_row
 

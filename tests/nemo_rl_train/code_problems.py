@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.environments.config import CodeEnvConfig
-from nemo_code_rl.problems import Problem, load_problems
-from nemo_code_rl.verification import Verifier
+from nemo_code_rl.unit_tests.problems import Problem, load_problems
+from nemo_code_rl.unit_tests.verification import Verifier
 
 # Problems SmolLM2-135M-Instruct solves now and then at temperature 1, so that a group of 4 answers
 # has mixed rewards (with all rewards equal, every advantage is 0 and nothing is learnt).

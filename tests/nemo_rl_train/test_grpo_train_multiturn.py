@@ -19,7 +19,7 @@ if (_problem := nemo_rl_problem()) is not None:  # before importing the CPU poli
     pytest.skip(_problem, allow_module_level=True)
 
 from nemo_code_rl.config_loading import load_resolved
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.unit_tests.problems import Problem
 from tests.nemo_rl_train.code_problems import conversation, judge, problem_of, problems_file
 from tests.nemo_rl_train.training import assert_trained, cpu_overrides, run_training
 

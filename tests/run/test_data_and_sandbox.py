@@ -16,8 +16,8 @@ import pytest
 
 from nemo_code_rl.config_loading import load_resolved
 from nemo_code_rl.environments.metrics_log import move_into_experiment
-from nemo_code_rl.problem_loading import SPLIT_FILES, load_code_dataset, split_file
 from nemo_code_rl.sandbox_probe import probe, sandbox_problems
+from nemo_code_rl.unit_tests.problem_loading import SPLIT_FILES, load_code_dataset, split_file
 from tests.engine.seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -71,7 +71,7 @@ def test_the_hub_id_reads_only_its_splits_file_through_the_hub_cache(tmp_path, e
     snapshot = write_layout(repo / "snapshots" / revision, example_rows)
     (snapshot / split_file(DATASET, "train")).unlink()
     code = (
-        "import sys\nfrom nemo_code_rl.problem_loading import load_code_dataset\n"
+        "import sys\nfrom nemo_code_rl.unit_tests.problem_loading import load_code_dataset\n"
         "print(len(load_code_dataset(sys.argv[1], split='validation')))\n"
     )
     environment = {**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"), "HF_HUB_OFFLINE": "1"}

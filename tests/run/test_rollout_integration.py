@@ -37,7 +37,7 @@ from nemo_code_rl.config_loading import load_resolved, packaged_config_dir
 from nemo_code_rl.environments.config import CodeEnvConfig
 from nemo_code_rl.processors import problem_from_env_info
 from nemo_code_rl.registration import register
-from nemo_code_rl.verification import Verifier
+from nemo_code_rl.unit_tests.verification import Verifier
 
 SAMPLE = packaged_config_dir() / "samples" / "code_problems.jsonl"
 

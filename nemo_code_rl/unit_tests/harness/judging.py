@@ -16,9 +16,15 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any, Literal
 
-from nemo_code_rl.comparison_rules import TextRules, ValueRules, compare_data, compare_text, value_repr
 from nemo_code_rl.engine.results import ExecutionResult, Judgement, Verdict
-from nemo_code_rl.harness import assert_driver, call_driver, codec
+from nemo_code_rl.unit_tests.comparison_rules import (
+    TextRules,
+    ValueRules,
+    compare_data,
+    compare_text,
+    value_repr,
+)
+from nemo_code_rl.unit_tests.harness import assert_driver, call_driver, codec
 
 TestKind = Literal["stdio", "call", "assert"]
 
@@ -29,6 +35,7 @@ def spec(
     """What a worker needs to judge a program's inputs, as plain data: ``expected[i]`` is the
     expected output of input ``i`` (stdout, or a call's return value as JSON; none for asserts)."""
     return {
+        "module": __name__,
         "kind": kind,
         "expected": list(expected),
         "comparison": {name: getattr(comparison, name) for name in _fields(TextRules)},

@@ -20,7 +20,7 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
-from nemo_code_rl.problems import Problem, load_problems
+from nemo_code_rl.unit_tests.problems import Problem, load_problems
 
 HUMAN_EVAL = "human-eval"
 _FILE_SUFFIXES = (".jsonl", ".json", ".parquet", ".gz")

@@ -17,11 +17,16 @@ from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend
 from nemo_code_rl.families import UNIT_TESTS, TaskFamily
 from nemo_code_rl.family_pieces import Judgement, decoded_env_info
 from nemo_code_rl.outcomes import AttemptStatus
-from nemo_code_rl.problem_codec import EncodedProblem, decode_problem
-from nemo_code_rl.problem_rows import encoded_problem_from_datum, problem_from_datum, prompt_messages
-from nemo_code_rl.problems import Problem, ProblemFormatError
+from nemo_code_rl.rows import ProblemFormatError
 from nemo_code_rl.training_metrics import verification_outcome
-from nemo_code_rl.verification import Verification, Verifier, VerifierConfig
+from nemo_code_rl.unit_tests.problem_codec import EncodedProblem, decode_problem
+from nemo_code_rl.unit_tests.problem_rows import (
+    encoded_problem_from_datum,
+    problem_from_datum,
+    prompt_messages,
+)
+from nemo_code_rl.unit_tests.problems import Problem
+from nemo_code_rl.unit_tests.verification import Verification, Verifier, VerifierConfig
 
 PROBLEM_KEY = "problem"
 # Problems kept decoded: a step's prompts, with room to spare (tests can be megabytes each).
@@ -34,7 +39,7 @@ def env_info_for_problem(problem: Problem | EncodedProblem) -> dict[str, Any]:
     An ``EncodedProblem`` (a dataset row's, see ``problem_rows``) goes in as it is, its text not
     decoded; a ``Problem`` is encoded first.
 
-    >>> from nemo_code_rl.problems import parse_problem
+    >>> from nemo_code_rl.unit_tests.problems import parse_problem
     >>> info = env_info_for_problem(parse_problem({"id": 1, "question": "Echo.", "input_output":
     ...     '{"inputs": ["a"], "outputs": ["a"]}'}))
     >>> (info["problem_id"], info["n_tests"], problem_from_env_info(info).inputs)

@@ -20,7 +20,6 @@ from typing import Any, Literal, get_args
 
 import pydantic
 
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
@@ -28,15 +27,16 @@ from nemo_code_rl.engine.languages import FENCE_NAMES, CompileSettings, Language
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
 from nemo_code_rl.engine.results import Judgement
 from nemo_code_rl.extraction import ExtractionConfig, extract_code, strip_think_sections
-from nemo_code_rl.harness import programs
-from nemo_code_rl.problems import Problem
-from nemo_code_rl.rewards import (
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig, ValueComparisonConfig
+from nemo_code_rl.unit_tests.harness import programs
+from nemo_code_rl.unit_tests.problems import Problem
+from nemo_code_rl.unit_tests.rewards import (
     REWARD_VERSION,
     RewardConfig,
     VerificationSummary,
     compute_reward,
 )
-from nemo_code_rl.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, problem_key
+from nemo_code_rl.unit_tests.time_limits import CEILING_S, FACTOR, FLOOR_S, TimeLimitCache, problem_key
 
 INFRA_VERDICTS = frozenset({Verdict.WORKER_LOST.value})
 FeedbackReveals = Literal["verdict", "input", "input_and_expected"]

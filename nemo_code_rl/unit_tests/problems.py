@@ -33,9 +33,9 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
-ProblemKind = Literal["stdio", "call", "assert"]
+from nemo_code_rl.rows import ID_FIELDS, ProblemFormatError, RowError, decoded_json, not_text
 
-ID_FIELDS = ("id", "task_id", "problem_id", "hash_id")
+ProblemKind = Literal["stdio", "call", "assert"]
 
 _PYTHON3 = 3  # deepmind/code_contests solution language code for Python 3
 _TIME_LIMIT = re.compile(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|milliseconds?|s|secs?|seconds?)?\s*", re.IGNORECASE)
@@ -44,32 +44,6 @@ _MBPP_FIELDS = frozenset(
     {"content", "text", "test_list", "labels", "code", "canonical_solution", "test_setup_code"}
 )
 _TACO_ONLY_KEYS = frozenset({"raw_tags", "skill_types", "tags", "time_limit", "memory_limit", "picture_num"})
-
-
-class ProblemFormatError(ValueError):
-    """A row that cannot become a ``Problem``; the message names the row and the field.
-
-    Attributes:
-        detail: what is wrong.
-        field: the offending field (dotted path), when one is to blame.
-        location: where the row is: ``data.jsonl: line 7`` (1-based) or ``index 3`` (0-based).
-    """
-
-    def __init__(self, detail: str, *, field: str | None = None, location: str | None = None) -> None:
-        self.detail = detail
-        self.field = field
-        self.location = location
-        parts = [part for part in (location, f"field {field!r}" if field else None, detail) if part]
-        super().__init__(": ".join(parts))
-
-    def at(self, location: str) -> ProblemFormatError:
-        """The same error, placed at ``location``."""
-        return ProblemFormatError(self.detail, field=self.field, location=location)
-
-    def under(self, parent: str) -> ProblemFormatError:
-        """The same error, its field named as a part of ``parent`` (a field holding a whole row)."""
-        field = f"{parent}.{self.field}" if self.field else parent
-        return ProblemFormatError(self.detail, field=field, location=self.location)
 
 
 @dataclass(frozen=True)
@@ -174,26 +148,6 @@ def load_problems(
     if errors:
         raise errors[0].error
     return problems
-
-
-@dataclass(frozen=True)
-class RowError:
-    """A row of a problems source that cannot become a ``Problem``.
-
-    Attributes:
-        where: the row within its source: ``line N`` (JSONL, 1-based) or ``index N`` (0-based).
-        problem_id: the id the row names, when it names one (its completions are then ``bad_input``).
-        error: what is wrong, with the full location.
-    """
-
-    where: str
-    problem_id: str | None
-    error: ProblemFormatError
-
-    @property
-    def reason(self) -> str:
-        """What is wrong, with the field to blame, without the location: ``field 'test': no tests``."""
-        return f"field {self.error.field!r}: {self.error.detail}" if self.error.field else self.error.detail
 
 
 def read_problems(
@@ -335,11 +289,6 @@ def _jsonl_rows(path: Path, raw: bytes) -> list[tuple[str, Any]]:
         except ValueError as error:
             rows.append((location, ProblemFormatError(f"not valid JSON ({error})", location=location)))
     return rows
-
-
-def not_text(error: UnicodeDecodeError) -> str:
-    """What a binary file or line is told: the first byte that is not UTF-8, and where."""
-    return f"not UTF-8 text (byte 0x{error.object[error.start]:02x} at offset {error.start}): a binary file?"
 
 
 def _parquet_rows(path: Path) -> list[tuple[str, Any]]:
@@ -721,21 +670,6 @@ def _time_limit(value: Any) -> float | None:
             if (match.group(2) or "").lower().startswith("m"):
                 seconds /= 1000
     return seconds if seconds and seconds > 0 else None
-
-
-def decoded_json(value: Any, field: str) -> Any:
-    """``value`` decoded when it is JSON text (data sets store nested fields so, to keep Arrow
-    from re-typing them), else ``value`` itself; bad JSON is an error naming ``field``.
-
-    >>> decoded_json('{"a": [1]}', "tests"), decoded_json([1], "tests")
-    ({'a': [1]}, [1])
-    """
-    if not isinstance(value, str):
-        return value
-    try:
-        return json.loads(value)
-    except ValueError as error:
-        raise ProblemFormatError(f"not valid JSON ({error})", field=field) from error
 
 
 def _text(row: Mapping[str, Any], name: str) -> str:

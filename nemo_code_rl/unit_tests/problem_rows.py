@@ -5,7 +5,7 @@ text, with a small header column (id, kind, test count, prompt) beside it, so ro
 through Arrow (``datasets.Dataset.from_list``) unchanged and a processor prompts them without
 decoding the tests. ``encoded_problem_from_datum`` (the processor's read) and
 ``problem_from_datum`` (the TRL reward's) read any row shape the adapters accept: such a row
-(decoded, never parsed again), a raw row of any format ``nemo_code_rl.problems`` detects, or a
+(decoded, never parsed again), a raw row of any format ``nemo_code_rl.unit_tests.problems`` detects, or a
 NeMo Gym row (parsed: their one parse). ``prompt_messages`` is the chat the policy sees. The NeMo
 RL processor, the TRL rows and the dry run all build on these, so they cannot drift apart.
 """
@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
-from nemo_code_rl.problem_codec import EncodedProblem, decode_problem
-from nemo_code_rl.problems import ID_FIELDS, Problem, ProblemFormatError, decoded_json, parse_problem
+from nemo_code_rl.rows import ID_FIELDS, ProblemFormatError, decoded_json
+from nemo_code_rl.unit_tests.problem_codec import EncodedProblem, decode_problem
+from nemo_code_rl.unit_tests.problems import Problem, parse_problem
 
 # The column ``to_dataset_rows`` stores a problem in, as ``problem_codec`` text.
 ENCODED_PROBLEM_COLUMN = "code_problem_json"
@@ -31,7 +32,7 @@ _DATASET_COLUMNS = ("task_name",)
 def to_dataset_rows(problems: Iterable[Problem], task_name: str) -> list[dict[str, str]]:
     """Rows for ``datasets.Dataset.from_list``: each problem encoded, its header, NeMo RL's ``task_name``.
 
-    >>> from nemo_code_rl.problems import parse_problem
+    >>> from nemo_code_rl.unit_tests.problems import parse_problem
     >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
     >>> rows = to_dataset_rows([problem], "mbpp")
     >>> sorted(rows[0]), rows[0]["task_name"]
@@ -101,7 +102,7 @@ class Prompted(Protocol):
 def prompt_messages(problem: Prompted, task_data_spec: Any = None) -> list[dict[str, str]]:
     """The chat messages the policy sees for ``problem``, with the task's prompt settings applied.
 
-    >>> from nemo_code_rl.problems import parse_problem
+    >>> from nemo_code_rl.unit_tests.problems import parse_problem
     >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
     >>> class Spec:
     ...     system_prompt, prompt = "Be brief.", "Solve:\\n{}"

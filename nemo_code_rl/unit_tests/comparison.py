@@ -27,7 +27,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from nemo_code_rl.comparison_rules import (
+from nemo_code_rl.config_keys import ConfigSection, config_section
+from nemo_code_rl.unit_tests.comparison_rules import (
     ComparisonMode,
     ComparisonResult,
     compare_data,
@@ -36,7 +37,6 @@ from nemo_code_rl.comparison_rules import (
     stripped_lines,
     value_repr,
 )
-from nemo_code_rl.config_keys import ConfigSection, config_section
 
 __all__ = [
     "GYM_VALUE_COMPARISON",

@@ -1,7 +1,7 @@
 """The comparison rules themselves, as plain functions that need nothing beyond the standard library.
 
 They run wherever outputs are judged: in each sandbox worker's supervisor (``harness.judging``),
-which must stay free of pydantic, and in this process. ``nemo_code_rl.comparison`` documents the
+which must stay free of pydantic, and in this process. ``nemo_code_rl.unit_tests.comparison`` documents the
 rules and holds their settings (``ComparisonConfig``, ``ValueComparisonConfig``); here ``config`` is
 anything with those settings' fields: the config itself, or its fields as plain data in a worker.
 """

@@ -25,7 +25,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from nemo_code_rl.codec_envelope import from_header, tagged_object
-from nemo_code_rl.problems import Problem, ProblemFormatError, parse_problem
+from nemo_code_rl.rows import ProblemFormatError
+from nemo_code_rl.unit_tests.problems import Problem, parse_problem
 
 CODEC_KEY = "problem_codec"
 CODEC_VERSION = 1
@@ -35,7 +36,7 @@ _FIELDS = tuple(item.name for item in dataclasses.fields(Problem))
 def encode_problem(problem: Problem) -> str:
     """``problem`` as JSON text that ``decode_problem`` reads back into an equal ``Problem``.
 
-    >>> from nemo_code_rl.problems import parse_problem
+    >>> from nemo_code_rl.unit_tests.problems import parse_problem
     >>> problem = parse_problem({"task_id": 1, "text": "Add.", "test_list": ["assert add(1) == 2"]})
     >>> decode_problem(encode_problem(problem)) == problem
     True

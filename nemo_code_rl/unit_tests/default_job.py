@@ -10,7 +10,7 @@ import gzip
 import json
 from pathlib import Path
 
-from nemo_code_rl.problems import Problem, load_problems
+from nemo_code_rl.unit_tests.problems import Problem, load_problems
 
 WRONG_ANSWERS = {
     "HumanEval/0": "```python\ndef has_close_elements(numbers, threshold):\n    return False\n```",

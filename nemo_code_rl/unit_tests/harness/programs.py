@@ -14,12 +14,12 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from nemo_code_rl.comparison import ComparisonConfig, ValueComparisonConfig
 from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
 from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.results import Judgement
-from nemo_code_rl.harness import assert_driver, call_driver, codec, judging
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.unit_tests.comparison import ComparisonConfig, ValueComparisonConfig
+from nemo_code_rl.unit_tests.harness import assert_driver, call_driver, codec, judging
+from nemo_code_rl.unit_tests.problems import Problem
 
 _HERE = Path(__file__).parent
 

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
-from nemo_code_rl.problems import Problem
+from nemo_code_rl.unit_tests.problems import Problem
 
 # The calibrated limit: FACTOR x the reference's slowest test, clamped to [FLOOR_S, CEILING_S].
 FACTOR = 3.0

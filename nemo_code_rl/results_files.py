@@ -1,27 +1,24 @@
-"""Score a file of completions against a file of problems: the ``nemo-code-rl score`` command.
+"""The files ``score`` reads and writes, for every family: completions in, results out.
 
-Results keep the completions' order, one row per completion, so they can be joined back by
-``index`` (the position among the non-empty lines of the completions file). Every row has a
-``status`` (``nemo_code_rl.outcomes.AttemptStatus``): ``judged`` and ``no_code`` rows count in
-pass@k; ``unknown_problem``, ``bad_input`` and ``infra_fault`` rows have ``passed: null``, are
-counted apart and reported (``input_warnings``), so nothing is dropped and nothing is silent.
+A completions file is the user's (a sampling run's), so no line of it is lost: a line that cannot
+be read becomes a ``bad_input`` row with the reason, never a stop. A results file is written as
+rows are known and is valid JSON lines whenever the run stops, so ``--resume`` can continue it.
+The unit-test family (``unit_tests.scoring``) and ARC (``arc.scoring``) share all of this; each
+only judges.
 """
 
 from __future__ import annotations
 
 import json
 import os
-from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.outcomes import AttemptStatus, Verdict
-from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.problems import Problem, RowError, not_text
-from nemo_code_rl.rewards import REWARD_VERSION
-from nemo_code_rl.verification import Verification, Verifier
+from nemo_code_rl.rows import RowError, not_text
 
 
 class CompletionsError(ValueError):
@@ -96,66 +93,11 @@ def number_completions(rows: Iterable[Mapping[str, Any]]) -> list[Completion]:
     return completions
 
 
-def score(
-    problems: Sequence[Problem],
-    completions: Sequence[Completion],
-    verifier: Verifier,
-    progress: Callable[[int, int], None] | None = None,
-    problem_errors: Sequence[RowError] = (),
-    on_row: Callable[[dict[str, Any]], None] | None = None,
-    done: Mapping[int, dict[str, Any]] | None = None,
-) -> list[dict[str, Any]]:
-    """One result row per completion, in order (see the module doc for the fields).
-
-    Only completions of known problems reach the sandbox; the others get a row with ``status``
-    ``unknown_problem`` or ``bad_input`` (their problem row, or their own line, is unusable) and
-    ``passed: null``, so they are counted apart and never enter pass@k. ``on_row(row)`` gets each
-    new row as soon as it is known (as its program finishes); ``done`` holds rows of an earlier
-    run by ``index``, kept as they are and not judged again. ``progress(done, total)`` counts
-    rows, those of ``done`` included.
-    """
-    by_id = {p.id: p for p in problems}
-    bad_problems = {e.problem_id: e for e in problem_errors if e.problem_id is not None}
-    rows: dict[int, dict[str, Any]] = dict(done or {})
-    total = len(completions)
-
-    def emit(row: dict[str, Any]) -> None:
-        rows[row["index"]] = row
-        if on_row is not None:
-            on_row(row)
-        if progress is not None:
-            progress(len(rows), total)
-
-    if progress is not None:
-        progress(len(rows), total)
-    known = []
-    for completion in completions:
-        if completion.index in rows:
-            continue
-        if completion.error:
-            emit(unjudged_row(completion, AttemptStatus.BAD_INPUT, completion.error))
-        elif completion.id in bad_problems:
-            error = bad_problems[completion.id]
-            reason = f"its problem row ({error.where}) cannot be used: {error.reason}"
-            emit(unjudged_row(completion, AttemptStatus.BAD_INPUT, reason))
-        elif completion.id not in by_id:
-            emit(unjudged_row(completion, AttemptStatus.UNKNOWN_PROBLEM, "no problem with this id"))
-        else:
-            known.append(completion)
-
-    def judged(position: int, verification: Verification) -> None:
-        completion = known[position]
-        result = verification.to_dict()
-        result.pop("problem_id")
-        base = {"id": completion.id, "index": completion.index, "sample": completion.sample}
-        emit({**base, "status": _status(result), **result})
-
-    verifier.verify_batch([(by_id[str(c.id)], c.completion) for c in known], on_verified=judged)
-    return [rows[completion.index] for completion in completions]
-
-
-def unjudged_row(completion: Completion, status: AttemptStatus, reason: str) -> dict[str, Any]:
-    """The RESULTS row of a completion that could not be judged: its status, why, and no reward."""
+def unjudged_row(
+    completion: Completion, status: AttemptStatus, reason: str, reward_version: str
+) -> dict[str, Any]:
+    """The RESULTS row of a completion that could not be judged: its status, why, and no reward
+    (``reward_version``: the judging family's, like its judged rows)."""
     verdict = Verdict(status.value)
     return {
         "id": completion.id,
@@ -165,16 +107,8 @@ def unjudged_row(completion: Completion, status: AttemptStatus, reason: str) -> 
         "reward": None,
         "passed": None,
         "tests": [{"verdict": verdict.value, "wall_s": 0.0, "detail": reason}],
-        "reward_version": REWARD_VERSION,
+        "reward_version": reward_version,
     }
-
-
-def _status(result: Mapping[str, Any]) -> str:
-    if result["infra_fault"]:
-        return AttemptStatus.INFRA_FAULT.value
-    if not result["format_ok"]:
-        return AttemptStatus.NO_CODE.value
-    return AttemptStatus.JUDGED.value
 
 
 def input_warnings(
@@ -225,55 +159,6 @@ def _first(items: Iterable[str], shown: int = 5) -> str:
     items = list(items)
     more = f"; ... and {len(items) - shown} more" if len(items) > shown else ""
     return "; ".join(items[:shown]) + more
-
-
-def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    """pass@k over the judged completions, mean reward, verdict counts, and what was not judged.
-
-    A completion is judged when it got a verdict on the model's account (``passed`` is true or
-    false: a wrong or missing program included); ``not_judged`` counts the others by status
-    (``unknown_problem``, ``bad_input``, ``infra_fault``).
-    """
-    per_problem: dict[str, list[bool]] = defaultdict(list)
-    verdicts: Counter[str] = Counter()
-    not_judged: Counter[str] = Counter()
-    rewards = []
-    for row in rows:
-        verdicts.update(t["verdict"] for t in row["tests"])
-        if row.get("format_ok") is False:
-            verdicts["no_code"] += 1
-        if row["passed"] is not None:
-            per_problem[row["id"]].append(bool(row["passed"]))
-            rewards.append(row["reward"])
-        else:
-            not_judged[row.get("status") or AttemptStatus.INFRA_FAULT] += 1
-    return {
-        "completions": len(rows),
-        "judged": len(rewards),
-        "problems": len(per_problem),
-        "not_judged": dict(sorted(not_judged.items())),
-        "pass_at_k": pass_at_k_table(list(per_problem.values())) if per_problem else {},
-        "mean_reward": sum(rewards) / len(rewards) if rewards else None,
-        "verdicts": dict(sorted(verdicts.items())),
-    }
-
-
-def format_summary(summary: Mapping[str, Any]) -> str:
-    """The summary for people: what was judged first, then pass@k over exactly that."""
-    lines = [
-        f"{summary['completions']} completions: {summary['judged']} judged ({summary['problems']} problems)"
-    ]
-    if summary["not_judged"]:
-        counts = ", ".join(f"{k}={v}" for k, v in summary["not_judged"].items())
-        lines[0] += f"; {summary['completions'] - summary['judged']} NOT judged ({counts}), not in pass@k"
-    if summary["pass_at_k"]:
-        lines.append(f"  pass@k over the {summary['judged']} judged completions:")
-    for k, value in summary["pass_at_k"].items():
-        lines.append(f"  pass@{k:<4} {value:7.2%}")
-    if summary["mean_reward"] is not None:
-        lines.append(f"  mean reward {summary['mean_reward']:.4f}")
-    lines.append("  verdicts: " + ", ".join(f"{k}={v}" for k, v in summary["verdicts"].items()))
-    return "\n".join(lines)
 
 
 def write_results(rows: Iterable[Mapping[str, Any]], path: str | Path) -> None:
