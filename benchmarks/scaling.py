@@ -1,5 +1,9 @@
 """How each layer scales with workers: the bare-fork floor, the engine, the verifier and ``score``.
 
+``floor_cold`` (an extra column) is the floor timed as ``score`` is: a fresh interpreter that
+starts its forkers, reads the jobs from a file and runs them (``benchmarking.cold_floor``); the
+other floor column times warm forkers only, as before.
+
 On ``bench``'s generated workload (stdin programs, 10 tests each, right, wrong and raising), each
 layer is timed at each worker count; the gain from the fewest to the most workers is compared
 with the floor's, and ``score`` (the CLI, end to end, reading and writing its files) with the
@@ -60,6 +64,10 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
             for item in items
         )
     )
+    jobs_file = folder / "jobs.json"
+    jobs_file.write_text(json.dumps(jobs))
+    cold = [sys.executable, "-m", "nemo_code_rl.benchmarking.cold_floor", str(jobs_file), str(workers)]
+    found["floor_cold"] = min(_timed(lambda: subprocess.run(cold, check=True)) for _ in range(repeats))
     command = [
         sys.executable, "-m", "nemo_code_rl.cli", "score", str(problems_file), str(completions_file),
         "--workers", str(workers), "--isolation", isolation, "--quiet", "--no-calibrate", "--timeout", "5",
@@ -97,6 +105,7 @@ def main() -> int:
         "share_of_floor_gain": {layer: gains[layer] / gains["floor"] for layer in gains},
         f"score_over_floor_at_{high}": by_workers[high]["score"] / by_workers[high]["floor"],
         f"verifier_over_floor_at_{high}": by_workers[high]["verifier"] / by_workers[high]["floor"],
+        f"score_over_floor_cold_at_{high}": by_workers[high]["score"] / by_workers[high]["floor_cold"],
     }
     print(json.dumps(report, indent=2))
     if args.json:

@@ -1,13 +1,54 @@
-"""The execution engine: run untrusted Python (and C++) on many inputs, isolated, limited and fast."""
+"""The execution engine: run untrusted Python (and C++) on many inputs, isolated, limited and fast.
 
-from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
-from nemo_code_rl.engine.languages import CompileSettings, Language
-from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
-from nemo_code_rl.engine.program import Program
-from nemo_code_rl.engine.ray_pool import RayExecutionPool
-from nemo_code_rl.engine.results import ExecutionResult, Verdict
-from nemo_code_rl.engine.sandbox import IsolationUnavailable
+Its public names load on first use (PEP 562), not when a submodule is imported: every sandbox
+worker imports ``nemo_code_rl.engine.worker``, which runs this file first, and the template every
+program is forked from is forked from that worker. Importing the pools here (Docker, Ray,
+``subprocess``, ``logging``) would cost each worker's start-up and enlarge what each fork copies.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
+    from nemo_code_rl.engine.languages import CompileSettings, Language
+    from nemo_code_rl.engine.limits import Limits
+    from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
+    from nemo_code_rl.engine.program import Program
+    from nemo_code_rl.engine.ray_pool import RayExecutionPool
+    from nemo_code_rl.engine.results import ExecutionResult, Verdict
+    from nemo_code_rl.engine.sandbox import IsolationUnavailable
+
+_HOMES = {
+    "DEFAULT_PRELOAD": "pool",
+    "CompileSettings": "languages",
+    "DockerExecutionPool": "docker_pool",
+    "DockerUnavailable": "docker_pool",
+    "ExecutionPool": "pool",
+    "ExecutionResult": "results",
+    "IsolationUnavailable": "sandbox",
+    "Language": "languages",
+    "Limits": "limits",
+    "Program": "program",
+    "RayExecutionPool": "ray_pool",
+    "Verdict": "results",
+}
+
+
+def __getattr__(name: str) -> object:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
+    globals()[name] = value  # once loaded, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "DEFAULT_PRELOAD",

@@ -37,6 +37,13 @@ from collections.abc import Sequence
 
 from nemo_code_rl.engine import cgroups, languages, runner, sandbox, syscalls
 
+# fork(2) itself, holding the GIL as ``os.fork`` does. The template is single-threaded and holds no
+# lock when it forks, so CPython's after-fork work in the child (re-initialising locks another
+# thread might hold, then the ``os.register_at_fork`` hooks of imported modules) is moot, and it
+# costs every program ~70 page copies (threading's hook alone writes ~130 pages, part of which the
+# child would write later anyway). The one hook a program can tell apart, ``random``'s reseed, the
+# child runs itself (``_after_fork``).
+_FORK = ctypes.PyDLL(None, use_errno=True).fork
 _MESSAGE_MAX = 4096
 _FD_BYTES = 4
 _MAX_FDS = 8
@@ -104,6 +111,24 @@ def _preload(modules: list[str]) -> tuple[list[str], list[str]]:
         except Exception:  # noqa: BLE001 - an optional module that fails to import is only reported
             missing.append(name)
     return loaded, missing
+
+
+def _fork() -> int:
+    """Fork a child of this single-threaded process; 0 in the child (see ``_FORK``)."""
+    pid = _FORK()
+    if pid < 0:
+        error = ctypes.get_errno()
+        raise OSError(error, os.strerror(error))
+    if pid == 0:
+        _after_fork()
+    return pid
+
+
+def _after_fork() -> None:
+    """What of CPython's after-fork hooks a program can observe: each one's own random sequence."""
+    preloaded = sys.modules.get("random")
+    if preloaded is not None:
+        preloaded.seed()
 
 
 def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -> None:
@@ -257,7 +282,7 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
                 path = workdir.open(spec["file_bytes"])
             named: dict = dict(zip(SPAWN_FDS, fds, strict=False))
             named["cgroup"] = fds[len(SPAWN_FDS) :]
-            child = os.fork()
+            child = _fork()
             if child == 0:
                 sock.close()
                 _child(spec, named, config, path)

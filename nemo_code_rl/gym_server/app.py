@@ -77,7 +77,7 @@ def create_app(config: ServerOptions | Mapping[str, Any] | None = None) -> FastA
 
     @app.post("/aggregate_metrics")
     async def aggregate(body: AggregateMetricsRequest) -> AggregateMetrics:
-        return aggregate_metrics(body.verify_responses)
+        return aggregate_metrics(body.verify_responses, family)
 
     return app
 

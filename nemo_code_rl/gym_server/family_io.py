@@ -5,7 +5,10 @@ The service is generic (fault policy, reasoning-format penalty, coalescing, metr
 ``ServerOptions.family`` picks one of these. The unit-test family answers as Gym's ``code_gen``
 (``result`` with LiveCodeBench's codes, ``metadata``, ...); ARC reads NeMo Gym's ``arc_agi`` rows
 (``train``, ``test_input``, ``expected_output``, ``task_id``) and answers with ``result_fields``
-(the ARC outcome, verdict, message, predictions).
+(the ARC outcome, verdict, message, predictions). Each family also says what its task metrics
+count as right and as the answer that ``majority@k`` votes on (``metrics``): ``code_gen``'s rule
+(reward > 0, the extracted code) for unit tests; for ARC, a program right on the test grids, voted
+on by its predicted grids, with the ARC table (``arc.metrics``) beside.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pydantic import BaseModel
 
 from nemo_code_rl.arc.family import PIECES as ARC_PIECES
 from nemo_code_rl.arc.family import ArcSubject
+from nemo_code_rl.arc.metrics import ArcOutcome
 from nemo_code_rl.arc.scoring import result_fields
 from nemo_code_rl.arc.task import task_from_row
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier
@@ -68,6 +72,18 @@ class GymFamily(Protocol):
         """The family's response fields for a verification (the shared ones are the service's)."""
         ...
 
+    def solved(self, response: Mapping[str, Any]) -> bool:
+        """Whether a verify response counts as right in the task metrics (``accuracy``)."""
+        ...
+
+    def answer(self, response: Mapping[str, Any]) -> str | None:
+        """The answer ``majority@k`` votes on; ``None``: the response gave none (``no_answer``)."""
+        ...
+
+    def own_metrics(self, responses: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """The family's own metrics over judged verify responses, beside the task metrics."""
+        ...
+
 
 class UnitTestGym:
     """Coding problems, answered as Gym's ``code_gen`` answers."""
@@ -105,6 +121,17 @@ class UnitTestGym:
             "reward_version": verification.reward_version,
         }
 
+    def solved(self, response: Mapping[str, Any]) -> bool:
+        """``code_gen``'s rule: a reward above 0 (so a reasoning-format penalty of 0 counts)."""
+        reward = response.get("reward")
+        return isinstance(reward, (int, float)) and reward > 0
+
+    def answer(self, response: Mapping[str, Any]) -> str | None:
+        return response.get("extracted_model_code")
+
+    def own_metrics(self, responses: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        return {}
+
 
 class ArcGym:
     """ARC tasks as NeMo Gym's ``arc_agi`` rows carry them, answered with a ``transform`` program."""
@@ -119,16 +146,41 @@ class ArcGym:
     def verify(
         self, verifier: ArcVerifier, jobs: Sequence[Any], cancelled: Callable[[int], bool]
     ) -> list[ArcVerification]:
-        """``cancelled`` is not asked: an ARC program is one run over every grid, which the engine
-        can stop only between inputs, so a gone client's program ends at its time limit."""
+        """``cancelled`` is not asked: the engine decides to stop a program only as one of its
+        inputs ends, and an ARC program is one input (every grid in one run), so a gone client's
+        program runs to its end or its time limit."""
         return verifier.verify_batch(jobs)
 
     def details(self, request: Mapping[str, Any], verification: ArcVerification) -> dict[str, Any]:
+        """ARC's result fields; ``passed`` is null for an infrastructure fault (nothing was judged),
+        as in the unit-test family's answers."""
         return {
             **result_fields(verification),
+            "passed": None if verification.infra_fault else verification.passed,
             "task_id": verification.task_id,
             "extracted_model_code": verification.code,
         }
+
+    def solved(self, response: Mapping[str, Any]) -> bool:
+        """Right on every test grid, ARC's score (the reward, shaped by default, judges the train
+        pairs: a valid but wrong program earns 1)."""
+        return response.get("passed") is True
+
+    def answer(self, response: Mapping[str, Any]) -> str | None:
+        """The predicted test grids: programs that compute the same grids vote together."""
+        predictions = response.get("predictions") or []
+        if all(grid is None for grid in predictions):
+            return None
+        return json.dumps(predictions, separators=(",", ":"))
+
+    def own_metrics(self, responses: Sequence[Mapping[str, Any]]) -> dict[str, float]:
+        """The ARC table (valid code and outputs, pixel scores, pass rates), ``arc/`` before each
+        name; a response's task is its ``task_id`` (which ``/verify`` always answers with)."""
+        outcomes = [
+            ArcOutcome.from_row({**response, "id": response.get("task_id")}) for response in responses
+        ]
+        metrics = self.pieces.metrics(outcomes) if outcomes else {}
+        return {f"{self.pieces.metrics_prefix}{name}": value for name, value in metrics.items()}
 
 
 GYM_FAMILIES: dict[str, GymFamily] = {UNIT_TESTS.name: UnitTestGym(), ARC.name: ArcGym()}

@@ -5,9 +5,12 @@ Gym aggregates in two parts, and both apps here answer with the same names:
 - baseline statistics (``mean/``, ``max/``, ``min/``, ``median/``, ``std/`` of every numeric field
   of the responses, and of the response's token usage), per task and over all rollouts. Under Gym's
   base classes Gym computes these itself; ``aggregate_metrics`` does it for the standalone app.
-- ``code_gen``'s task metrics (``pass_metrics``): with ``accuracy`` = reward > 0, ``pass@k``
-  (unbiased), ``pass@1[avg-of-k]``, ``majority@k`` over the extracted code, and ``no_answer``,
-  in percent, overall and per ``difficulty``; ``key_metrics`` picks the headline ones.
+- the family's task metrics (``task_metrics``): ``code_gen``'s ``pass@k`` (unbiased),
+  ``pass@1[avg-of-k]``, ``majority@k`` and ``no_answer``, in percent, overall and per
+  ``difficulty``, with what counts as right (``accuracy``) and as the answer voted on the
+  family's (``GymFamily.solved`` / ``answer``: for unit tests ``code_gen``'s reward > 0 and
+  extracted code), and the family's own metrics beside (ARC's table); ``key_metrics`` picks the
+  headline ones.
 
 Rows flagged as infrastructure faults (``_ng_failure_class``) say nothing about the policy and are
 left out, as Gym's rollout collection leaves them out of its results file.
@@ -19,15 +22,17 @@ import re
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from statistics import fmean, median, stdev
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nemo_code_rl.gym_server.models import AggregateMetrics
 from nemo_code_rl.gym_server.service import FAILURE_CLASS_KEY
 from nemo_code_rl.passk import pass_at_k
 
+if TYPE_CHECKING:
+    from nemo_code_rl.gym_server.family_io import GymFamily
+
 TASK_INDEX_KEY = "_ng_task_index"
 ROLLOUT_INDEX_KEY = "_ng_rollout_index"
-ANSWER_KEY = "extracted_model_code"
 SUBSET_KEY = "difficulty"
 
 _STATISTICS: dict[str, Callable[[list[float]], float]] = {
@@ -39,8 +44,8 @@ _STATISTICS: dict[str, Callable[[list[float]], float]] = {
 }
 
 
-def aggregate_metrics(verify_responses: Sequence[Mapping[str, Any]]) -> AggregateMetrics:
-    """The answer to ``/aggregate_metrics`` for the standalone app."""
+def aggregate_metrics(verify_responses: Sequence[Mapping[str, Any]], family: GymFamily) -> AggregateMetrics:
+    """The answer to ``/aggregate_metrics`` for the standalone app serving ``family``."""
     rows = [row for row in verify_responses if row.get(FAILURE_CLASS_KEY) is None]
     if not rows:
         return AggregateMetrics()
@@ -51,7 +56,7 @@ def aggregate_metrics(verify_responses: Sequence[Mapping[str, Any]]) -> Aggregat
         group.update(baseline_statistics(task_rows))
         group_level.append(group)
     agent_metrics = baseline_statistics(rows)
-    agent_metrics.update(pass_metrics([tasks[index] for index in sorted(tasks)]))
+    agent_metrics.update(task_metrics([tasks[index] for index in sorted(tasks)], family))
     return AggregateMetrics(
         group_level_metrics=group_level, agent_metrics=agent_metrics, key_metrics=key_metrics(agent_metrics)
     )
@@ -81,15 +86,24 @@ def baseline_statistics(rows: Sequence[Mapping[str, Any]]) -> dict[str, float]:
     }
 
 
-def pass_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]]) -> dict[str, float]:
-    """``code_gen``'s task metrics over ``tasks`` (each a task's rollouts), and per difficulty."""
-    metrics = _pass_metrics(tasks)
+def task_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]], family: GymFamily) -> dict[str, float]:
+    """The task metrics of ``family`` over ``tasks`` (each a task's rollouts): ``code_gen``'s,
+    overall and per difficulty (``pass_metrics``), and the family's own."""
+    responses = [row for rollouts in tasks for row in rollouts]
+    return {**pass_metrics(tasks, family), **family.own_metrics(responses)}
+
+
+def pass_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]], family: GymFamily) -> dict[str, float]:
+    """``code_gen``'s task metrics over ``tasks``, and per difficulty, judged as ``family`` says."""
+    metrics = _pass_metrics(tasks, family)
     subsets: dict[str, list[Sequence[Mapping[str, Any]]]] = defaultdict(list)
     for rollouts in tasks:
         if rollouts and rollouts[0].get(SUBSET_KEY):
             subsets[str(rollouts[0][SUBSET_KEY])].append(rollouts)
     for subset, subset_tasks in sorted(subsets.items()):
-        metrics.update({f"{subset}/{key}": value for key, value in _pass_metrics(subset_tasks).items()})
+        metrics.update(
+            {f"{subset}/{key}": value for key, value in _pass_metrics(subset_tasks, family).items()}
+        )
     return metrics
 
 
@@ -108,12 +122,18 @@ def key_metrics(agent_metrics: Mapping[str, Any]) -> dict[str, Any]:
     return key
 
 
-def _pass_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]]) -> dict[str, float]:
+def _pass_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]], family: GymFamily) -> dict[str, float]:
     tasks = [rollouts for rollouts in tasks if rollouts]
     if not tasks:
         return {}
-    scores = [[_scores(row) for row in rollouts] for rollouts in tasks]
-    answers = [[row.get(ANSWER_KEY) for row in rollouts] for rollouts in tasks]
+    answers = [[family.answer(row) for row in rollouts] for rollouts in tasks]
+    scores = [
+        [
+            {"accuracy": int(family.solved(row)), "no_answer": int(answer is None)}
+            for row, answer in zip(rollouts, task_answers, strict=True)
+        ]
+        for rollouts, task_answers in zip(tasks, answers, strict=True)
+    ]
     metrics: dict[str, float] = {}
     for k in range(1, max(len(rollouts) for rollouts in tasks) + 1):
         for name in ("accuracy", "no_answer"):
@@ -128,12 +148,6 @@ def _pass_metrics(tasks: Sequence[Sequence[Mapping[str, Any]]]) -> dict[str, flo
         ]
         metrics[f"majority@{k}/accuracy"] = 100.0 * fmean(majority)
     return metrics
-
-
-def _scores(row: Mapping[str, Any]) -> dict[str, int]:
-    reward = row.get("reward")
-    correct = isinstance(reward, (int, float)) and reward > 0
-    return {"accuracy": int(correct), "no_answer": int(row.get(ANSWER_KEY) is None)}
 
 
 def _majority(answers: Sequence[Any], scores: Sequence[int]) -> float:

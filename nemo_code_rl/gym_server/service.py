@@ -123,14 +123,15 @@ class VerificationService:
         output_text: str,
         violation: bool,
     ) -> dict[str, Any]:
-        """The response fields: the family's, then the shared ones; ``reward`` is the judged one,
-        or the fault policy's for a fault."""
+        """The response fields: the family's, then the shared ones, which win (ARC's outcome
+        carries the verifier's own ``reward``); ``reward`` is the judged one, the fault policy's
+        for a fault, or the reasoning-format penalty."""
         if violation and not verification.infra_fault:
             reward = self.options.reasoning_format_penalty
         details: dict[str, Any] = {
+            **self.family.details(request, verification),
             "reward": reward,
             "extracted_model_output": output_text if output_text.strip() else None,
-            **self.family.details(request, verification),
             "reasoning_format_violation_rate": 1.0 if violation else 0.0,
         }
         if verification.infra_fault:

@@ -86,3 +86,41 @@ def test_program_environment_is_the_sandbox_one_with_its_own_workdir(pool, monke
                 assert same == "True"
             homes = [dict(ast.literal_eval(r.stdout.splitlines()[0]))["HOME"] for r in (first, second)]
             assert (homes[0] == homes[1]) == (engine is pool), homes
+
+
+def test_each_program_gets_its_own_random_sequence(pool):
+    # ``random`` is preloaded in the template; each child is forked with fork(2) directly and
+    # reseeds it itself (``template._after_fork``), as CPython's after-fork hook would.
+    programs = [Program("import random\nprint(random.getrandbits(64))", [""]) for _ in range(4)]
+    outputs = [results[0].stdout for results in pool.run_batch(programs)]
+    assert all(result for result in outputs), outputs
+    assert len(set(outputs)) == len(outputs), outputs
+
+
+def test_threads_start_join_and_see_the_main_thread(pool):
+    source = (
+        "import threading\n"
+        "seen = []\n"
+        "def work(i):\n    seen.append((i, threading.current_thread() is not threading.main_thread()))\n"
+        "threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]\n"
+        "for t in threads: t.start()\n"
+        "for t in threads: t.join()\n"
+        "lock = threading.Lock()\n"
+        "with lock: pass\n"
+        "print(sorted(seen), threading.current_thread() is threading.main_thread(), threading.active_count())\n"
+    )
+    result = run_one(pool, source)
+    expected = "[(0, True), (1, True), (2, True), (3, True)] True 1\n"
+    assert (result.verdict, result.stdout) == (Verdict.OK, expected), result.stderr
+
+
+def test_a_program_process_holds_none_of_the_pools(pool):
+    # The template every program is forked from is forked from a worker that imports only what it
+    # runs: the engine package loads its pools (local, Docker, Ray) on first use, not on import.
+    source = (
+        "import sys\n"
+        "print(sorted(m for m in sys.modules if m.startswith('nemo_code_rl.engine.')"
+        " and m.rsplit('.', 1)[-1] in ('pool', 'docker_pool', 'ray_pool', 'backend')))\n"
+    )
+    result = run_one(pool, source)
+    assert (result.verdict, result.stdout) == (Verdict.OK, "[]\n"), result.stderr

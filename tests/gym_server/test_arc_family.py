@@ -65,6 +65,22 @@ def test_a_malformed_arc_row_is_a_422_naming_the_field(arc_server, arc_row):
     assert _verify(arc_server, arc_row, TILE_00576224).status_code == 200  # still serving
 
 
+def test_arc_task_metrics_count_right_test_grids_not_positive_rewards(arc_server, arc_row):
+    """Under the default shaped reward a valid but wrong program earns 1: ``accuracy`` is ARC's
+    (every test grid right), not ``code_gen``'s reward > 0."""
+    right, wrong = (_verify(arc_server, arc_row, code).json() for code in (TILE_00576224, WRONG))
+    assert right["reward"] > wrong["reward"] > 0
+    rows = [
+        {**fields, "_ng_task_index": 0, "_ng_rollout_index": i} for i, fields in enumerate((right, wrong))
+    ]
+    answer = httpx.post(arc_server + "/aggregate_metrics", json={"verify_responses": rows}, trust_env=False)
+    assert answer.status_code == 200, answer.text
+    metrics = answer.json()["agent_metrics"]
+    assert metrics["pass@1[avg-of-2]/accuracy"] == 50.0 and metrics["pass@2/accuracy"] == 100.0
+    assert metrics["majority@2/accuracy"] == 50.0 and metrics["pass@1[avg-of-2]/no_answer"] == 0.0
+    assert metrics["arc/train_pass_rate"] == 0.5 and metrics["arc/tasks"] == 1.0
+
+
 def test_the_family_key_is_checked():
     with pytest.raises(ValidationError, match=f"did you mean '{ARC.name}'"):
         ServerOptions.model_validate({"family": ARC.name[:-1]})
