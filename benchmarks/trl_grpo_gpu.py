@@ -38,6 +38,7 @@ from trl import GRPOConfig, GRPOTrainer
 
 from nemo_code_rl.benchmarking.easy_problems import INSTRUCTION, easy_problems
 from nemo_code_rl.benchmarking.smollm2 import INSTALL_HINT, chat_tokenizer, gguf_location, trainable_model
+from nemo_code_rl.engine.sandbox import FULL, USER_LEVELS
 from nemo_code_rl.integrations.trl import UnitTestReward, trl_rows
 from nemo_code_rl.plotting import plot_run
 from nemo_code_rl.unit_tests.problems import Problem
@@ -61,9 +62,15 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--timeout-s", type=float, default=1.0, help="per-test wall-clock limit")
     parser.add_argument("--test-kind", choices=("call", "assert"), default="call", help="how the tests run")
     parser.add_argument("--workers", type=int, help="engine workers (default: one per core)")
+    parser.add_argument("--isolation", choices=USER_LEVELS, default=FULL, help="the sandbox's level")
     parser.add_argument("--eval-samples", type=int, default=8, help="samples per held-out problem")
     parser.add_argument("--eval-problems", type=int, help="evaluate on the first N held-out problems")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--save-model",
+        type=Path,
+        help="save the trained model and its tokenizer here (for `nemo-code-rl eval --model DIR`)",
+    )
     return parser.parse_args(argv)
 
 
@@ -224,7 +231,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     model, tokenizer = load_smollm2(args.model_dir, device)
     train, held_out = easy_problems(seed=args.seed, kind=args.test_kind)
     held_out = held_out[: args.eval_problems] if args.eval_problems else held_out
-    reward = RecordingReward({"timeout_s": args.timeout_s, "early_exit": True}, workers=args.workers)
+    reward = RecordingReward(
+        {"timeout_s": args.timeout_s, "early_exit": True}, workers=args.workers, isolation=args.isolation
+    )
     try:
         started = time.perf_counter()
         before = evaluate(model, tokenizer, held_out, reward, args)
@@ -259,6 +268,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         clock = StepClock(trainer, reward, args.minutes * 60)
         trainer.add_callback(clock)
         trainer.train()
+        if args.save_model:
+            trainer.save_model(str(args.save_model))
+            tokenizer.save_pretrained(str(args.save_model))
         after = evaluate(trainer.model, tokenizer, held_out, reward, args)
         print(f"after: {json.dumps(after)}", flush=True)
     finally:

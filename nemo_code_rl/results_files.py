@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import os
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -231,10 +231,7 @@ def read_partial_results(
     by_index = {c.index: c for c in completions}
     rows: dict[int, dict[str, Any]] = {}
     end = 0
-    for number, line in enumerate(data.split(b"\n"), start=1):
-        line_end = end + len(line) + 1
-        if line_end > len(data):  # no newline: the last row was cut short
-            break
+    for number, line, line_end in whole_lines(data):
         try:
             row = json.loads(line)
         except ValueError:
@@ -256,3 +253,16 @@ def read_partial_results(
 def default_results_path(completions_path: str | Path) -> Path:
     path = Path(completions_path)
     return path.with_name(f"{path.stem}.results.jsonl")
+
+
+def whole_lines(data: bytes) -> Iterator[tuple[int, bytes, int]]:
+    """The lines of a JSON-lines file a run was appending to when it stopped: each line's 1-based
+    number, the line, and the byte offset just past it. A last line without its newline was cut
+    short by the interruption and is left out, so a resumed run truncates the file to the last
+    offset and appends."""
+    end = 0
+    for number, line in enumerate(data.split(b"\n"), start=1):
+        end += len(line) + 1
+        if end > len(data):
+            return
+        yield number, line, end

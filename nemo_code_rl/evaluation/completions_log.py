@@ -15,6 +15,7 @@ from collections import Counter
 from pathlib import Path
 
 from nemo_code_rl.evaluation.generators import Generation
+from nemo_code_rl.results_files import whole_lines
 
 
 class CompletionsLog:
@@ -58,12 +59,8 @@ class CompletionsLog:
 
     def _read_counts(self) -> int:
         """Count the whole rows per id; the byte length up to the last of them."""
-        data = self.path.read_bytes()
         end = 0
-        for number, line in enumerate(data.split(b"\n"), start=1):
-            line_end = end + len(line) + 1
-            if line_end > len(data):  # no newline: the last row was cut short
-                break
+        for number, line, line_end in whole_lines(self.path.read_bytes()):
             try:
                 row = json.loads(line)
             except ValueError:

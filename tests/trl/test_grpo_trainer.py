@@ -103,7 +103,7 @@ def test_the_gpu_benchmark_script_runs_small_on_cpu(tmp_path: Path, tokenizer_co
     command = [
         sys.executable, str(REPO / "benchmarks" / "trl_grpo_gpu.py"), "--out", str(out), "--max-steps", "1",
         "--prompts-per-step", "1", "--num-generations", "2", "--max-completion-length", "16",
-        "--eval-problems", "1", "--eval-samples", "1", "--workers", "2",
+        "--eval-problems", "1", "--eval-samples", "1", "--workers", "2", "--save-model", str(tmp_path / "model"),
     ]  # fmt: skip
     subprocess.run(command, check=True, capture_output=True, timeout=600)
 
@@ -116,3 +116,6 @@ def test_the_gpu_benchmark_script_runs_small_on_cpu(tmp_path: Path, tokenizer_co
     assert 0 < timing["reward_share"] < 1
     assert (out / "plots" / "reward.png").stat().st_size > 0
     assert json.loads((out / "metrics.jsonl").read_text().splitlines()[0])["step"] == 1
+    # The trained model is kept for `nemo-code-rl eval --model DIR`: weights, config, chat template.
+    saved = {p.name for p in (tmp_path / "model").iterdir()}
+    assert {"config.json", "model.safetensors", "tokenizer_config.json"} <= saved, saved
