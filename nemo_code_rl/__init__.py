@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from nemo_code_rl.lazy_names import lazy_names
+
 if TYPE_CHECKING:
     from nemo_code_rl.engine import (
         DEFAULT_PRELOAD,
@@ -21,35 +23,7 @@ if TYPE_CHECKING:
     )
     from nemo_code_rl.registration import register
 
-_ENGINE_NAMES = frozenset(
-    (
-        "DEFAULT_PRELOAD",
-        "ExecutionPool",
-        "ExecutionResult",
-        "IsolationUnavailable",
-        "Limits",
-        "Program",
-        "Verdict",
-    )
-)
-
 __version__ = "0.1.0"
-
-
-def __getattr__(name: str) -> object:
-    # Everything loads on first use, so that sandbox workers, which import this package (and the
-    # template every program is forked from), stay small: the engine's pools, and ``register``
-    # with the configs it validates (pydantic).
-    if name in _ENGINE_NAMES:
-        from nemo_code_rl import engine
-
-        return getattr(engine, name)
-    if name == "register":
-        from nemo_code_rl.registration import register
-
-        return register
-    raise AttributeError(f"module 'nemo_code_rl' has no attribute {name!r}")
-
 
 __all__ = [
     "DEFAULT_PRELOAD",
@@ -62,3 +36,15 @@ __all__ = [
     "__version__",
     "register",
 ]
+
+# Everything loads on first use, so that sandbox workers, which import this package (and the
+# template every program is forked from), stay small: the engine's pools, and ``register`` with
+# the configs it validates (pydantic).
+__getattr__ = lazy_names(
+    __name__,
+    {
+        **{name: "engine" for name in __all__ if name not in ("__version__", "register")},
+        "register": "registration",
+    },
+    globals(),
+)

@@ -18,8 +18,9 @@ This package imports neither torch nor Ray.
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from nemo_code_rl.lazy_names import lazy_names
 
 if TYPE_CHECKING:  # the names below load with their module on first use (``__getattr__``)
     from nemo_code_rl.arc.augment import Augmentation, random_augmentation
@@ -76,14 +77,7 @@ _MODULES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    module = _MODULES.get(name)
-    if module is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
-    globals()[name] = value
-    return value
-
+__getattr__ = lazy_names(__name__, _MODULES, globals())
 
 __all__ = [
     "DEFAULT_SOURCE",

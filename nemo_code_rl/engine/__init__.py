@@ -8,8 +8,9 @@ program is forked from is forked from that worker. Importing the pools here (Doc
 
 from __future__ import annotations
 
-import importlib
 from typing import TYPE_CHECKING
+
+from nemo_code_rl.lazy_names import lazy_names
 
 if TYPE_CHECKING:
     from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
@@ -37,13 +38,7 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> object:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(f"{__name__}.{home}"), name)
-    globals()[name] = value  # once loaded, an ordinary attribute
-    return value
+__getattr__ = lazy_names(__name__, _HOMES, globals())
 
 
 def __dir__() -> list[str]:
