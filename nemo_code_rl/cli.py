@@ -7,7 +7,7 @@ import logging
 import sys
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 from nemo_code_rl import __version__, plotting_cli, results_files
 from nemo_code_rl.arc import cli as arc_cli
@@ -205,9 +205,10 @@ def _score(args: argparse.Namespace) -> int:
         _close_when_started(starting)
         raise
     update, close = progress_bar("scoring", enabled=not args.quiet)
-    try:
+
+    def judge() -> list[dict[str, Any]]:
         with starting.result() as backend, Verifier(config, pool=backend, time_limits=cache) as verifier:
-            rows = scoring.score(
+            return scoring.score(
                 problems,
                 completions,
                 verifier,
@@ -216,24 +217,17 @@ def _score(args: argparse.Namespace) -> int:
                 on_row=results.append,
                 done=results.done,
             )
-    except KeyboardInterrupt:
-        results.close()
-        print(
-            f"nemo-code-rl score: interrupted; {results.written} of {len(completions)} rows are in {output} "
-            "(add --resume to judge the others)",
-            file=sys.stderr,
-        )
-        return 130
-    except BaseException:
-        results.close()
-        raise
+
+    try:
+        scored = results.collect(judge, "score")
     finally:
         close()
-    results.finish(rows)
-    warnings = results_files.input_warnings(completions, [row["status"] for row in rows], problem_errors)
+    if scored is None:
+        return results_files.INTERRUPTED
+    warnings = results_files.input_warnings(completions, [row["status"] for row in scored], problem_errors)
     for warning in warnings:
         print(f"nemo-code-rl score: warning: {warning}", file=sys.stderr)
-    summary = scoring.summarize(rows)
+    summary = scoring.summarize(scored)
     print(scoring.format_summary(summary))
     print(f"results: {output}")
     if args.strict and (warnings or summary["not_judged"]):

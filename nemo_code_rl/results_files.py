@@ -11,14 +11,18 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.outcomes import AttemptStatus, Verdict
 from nemo_code_rl.rows import RowError, not_text
+
+# The exit status of a run stopped by Ctrl-C (128 + SIGINT), whose files ``--resume`` continues.
+INTERRUPTED = 130
 
 
 class CompletionsError(ValueError):
@@ -199,6 +203,7 @@ class ResultsFile:
         else:
             self._handle = open(self.path, "w", encoding="utf-8")  # noqa: SIM115 - the results file stays open while rows stream in; closed by close()
         self.written = len(self.done)
+        self.total = len(completions)
         # by id(row): the row (kept alive, so the id is not reused) and its line, for ``finish``
         self._lines: dict[int, tuple[Mapping[str, Any], str]] = {}
 
@@ -208,6 +213,26 @@ class ResultsFile:
         self._handle.flush()
         self.written += 1
         self._lines[id(row)] = (row, line)
+
+    def collect(self, judge: Callable[[], list[dict[str, Any]]], command: str) -> list[dict[str, Any]] | None:
+        """``judge()``'s rows (it appends each as it is known), the file then rewritten in their
+        order. After Ctrl-C: ``None``, the file closed valid, and the user told how far it got and
+        that ``--resume`` goes on (exit with ``INTERRUPTED``). Any other error closes the file and
+        propagates."""
+        try:
+            rows = judge()
+        except KeyboardInterrupt:
+            self.close()
+            sys.stderr.write(
+                f"nemo-code-rl {command}: interrupted; {self.written} of {self.total} rows are in "
+                f"{self.path} (add --resume to judge the others)\n"
+            )
+            return None
+        except BaseException:
+            self.close()
+            raise
+        self.finish(rows)
+        return rows
 
     def finish(self, rows: Sequence[Mapping[str, Any]]) -> None:
         """Rewrite the file with ``rows`` in their order; a row appended here is not encoded again."""

@@ -37,11 +37,11 @@ from nemo_code_rl.evaluation.prompts import Prompt, PromptSpec, build_prompts, s
 from nemo_code_rl.evaluation.report import eval_summary, format_table
 from nemo_code_rl.families import ARC
 from nemo_code_rl.progress import progress_bar
+from nemo_code_rl.results_files import INTERRUPTED
 
 COMPLETIONS = "completions.jsonl"
 RESULTS = "results.jsonl"
 SETTINGS = "settings.json"
-INTERRUPTED = 130
 
 
 @dataclass(frozen=True)
@@ -182,11 +182,12 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     output = run.output / RESULTS
     results = results_files.ResultsFile(output, completions, resume=run.resume)
     update, close = progress_bar("scoring", enabled=not run.quiet)
-    try:
+
+    def judge() -> list[dict[str, Any]]:
         with Verifier(
             VerifierConfig(), backend=run.backend, workers=run.workers, isolation=run.isolation
         ) as verifier:
-            rows = scoring.score(
+            return scoring.score(
                 problem_set.problems,
                 completions,
                 verifier,
@@ -194,19 +195,13 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
                 on_row=results.append,
                 done=results.done,
             )
-    except KeyboardInterrupt:
-        results.close()
-        sys.stderr.write(
-            f"nemo-code-rl eval: interrupted; {results.written} of {len(completions)} results are in "
-            f"{output} (add --resume to judge the others)\n"
-        )
-        return INTERRUPTED
-    except BaseException:
-        results.close()
-        raise
+
+    try:
+        rows = results.collect(judge, "eval")
     finally:
         close()
-    results.finish(rows)
+    if rows is None:
+        return INTERRUPTED
     for warning in results_files.input_warnings(completions, [row["status"] for row in rows]):
         sys.stderr.write(f"nemo-code-rl eval: warning: {warning}\n")
     finish_reasons = [row["finish_reason"] for row in _read_rows(completions_path)]
