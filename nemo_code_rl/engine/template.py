@@ -16,14 +16,19 @@ namespace. A program cannot signal it: the kernel protects a namespace's init fr
 inside it, and in a container it runs as another uid.
 
 Protocol on a ``SOCK_SEQPACKET`` pair with the supervisor (both trusted; a program holds neither
-end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the child;
-``E`` -> ``R {status, cpu_s, rss}`` once the program and everything it left are gone.
+end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the child, then,
+unasked, ``R {status, cpu_s, rss}`` once the program and everything it left are gone (the
+supervisor ends a program through the pidfd; the template only waits for it); ``C`` -> ``K`` once
+the program's private folders are fresh, or ``F {reason}`` as the template's last word. Spawn
+requests and reports are ``marshal``-encoded: both ends are trusted, and it is the cheapest
+encoding for the template, whose every page written between two forks is a page fault.
 """
 
 from __future__ import annotations
 
 import contextlib
 import ctypes
+import gc
 import importlib
 import json
 import marshal
@@ -269,15 +274,19 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
     runner.prepare()
     os.environ.clear()  # set once here, as every child inherits it: a child writing it costs page copies
     os.environ.update(program_env(sandbox.WORKDIR))
+    # From here on, the collector leaves the preloaded objects alone: a full collection would write
+    # the header of each of them, i.e. a page fault (a copy, while a child shares the page) on
+    # every page of the preloaded modules, in the template or in a program.
+    gc.freeze()
     send(sock, json.dumps({"preloaded": loaded, "not_importable": missing}).encode())
-    child, workdir, path = 0, sandbox.Workdir(config), None
+    workdir, path = sandbox.Workdir(config), None
     while True:
         message, fds = receive(sock)
         if not message:
             return
         kind, _, rest = message.partition(b" ")
         if kind == b"S":
-            spec = json.loads(rest)
+            spec = marshal.loads(rest)
             if path is None:
                 path = workdir.open(spec["file_bytes"])
             named: dict = dict(zip(SPAWN_FDS, fds, strict=False))
@@ -291,9 +300,7 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
             pidfd = os.pidfd_open(child)
             send(sock, b"P", [pidfd])
             os.close(pidfd)
-        elif kind == b"E":
-            send(sock, b"R " + json.dumps(_end(child, config)).encode())
-            child = 0
+            send(sock, b"R " + marshal.dumps(_end(child, config)))
         elif kind == b"C":
             try:
                 if path is not None:
@@ -323,7 +330,7 @@ class TemplateHandle:
 
     def spawn(self, spec: dict, fds: Sequence[int]) -> int:
         """Fork a child holding ``fds`` (``SPAWN_FDS`` order, then ``cgroup.procs`` files); return a pidfd."""
-        send(self.sock, b"S " + json.dumps(spec).encode(), fds)
+        send(self.sock, b"S " + marshal.dumps(spec), fds)
         message, received = receive(self.sock)
         if message != b"P" or len(received) != 1:
             raise RuntimeError("the template process did not fork the program")
@@ -344,12 +351,12 @@ class TemplateHandle:
         return message == b"K"
 
     def end(self) -> dict:
-        """After the child exited: its status, CPU time and peak memory, once nothing it left runs."""
-        send(self.sock, b"E")
+        """After the child exited (or was killed): its status, CPU time and peak memory, which the
+        template sends once nothing it left runs."""
         message, _ = receive(self.sock)
         if not message.startswith(b"R "):
             raise RuntimeError("the template process did not reap the program")
-        return json.loads(message[2:])
+        return marshal.loads(message[2:])
 
 
 def start(config: sandbox.SandboxConfig, preload: list[str]) -> TemplateHandle:
