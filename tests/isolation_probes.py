@@ -238,14 +238,13 @@ def _control_channel_attack(message_expr: str) -> str:
 CONTROL_CHANNEL_ATTACKS = {
     "non-ASCII digit index": "'E \\u00b2 {}'.encode()",
     "deep nesting": "b'E 0 ' + b'[' * 4000 + b']' * 4000",
-    "infinite number": (
-        'b\'E 0 {"status": "ok", "exit_code": 1e999, "error": "", "cpu": 0, "rss": 0, "wall": 0}\''
-    ),
-    "NaN": 'b\'E 0 {"status": "ok", "exit_code": 0, "error": "", "cpu": NaN, "rss": 0, "wall": 0}\'',
-    "huge integer": (
-        'b\'E 0 {"status": "ok", "exit_code": 0, "error": "", "cpu": 0, "rss": \' + b\'9\' * 5000 + b\', "wall": 0}\''
-    ),
-    "wrong types": 'b\'E 0 {"status": [], "exit_code": {}, "error": 7, "cpu": "x", "rss": null, "wall": true}\'',
+    "infinite number": "b'E 0 ok 0 1e999 0 0 '",
+    "NaN": "b'E 0 ok 0 nan 0 0 '",
+    "malformed number": "b'E 0 ok 0 1.2.3 0 -- '",
+    "huge integer": "b'E 0 ok 0 0 ' + b'9' * 5000 + b' 0 '",
+    "wrong types": "b'E 0 [] {} x null true 7'",
+    "JSON report": 'b\'E 0 {"status": "ok", "exit_code": 0, "error": "", "cpu": 0, "rss": 0, "wall": 0}\'',
+    "missing field": "b'E 0 ok 0 0.1 0 0.1'",
     "oversized message": "b'E 0 ' + b'x' * 100000",
     "not a report": "b'X 99999999999 boom'",
     "binary garbage": "bytes(range(256)) * 8",

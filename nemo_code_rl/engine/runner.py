@@ -19,7 +19,6 @@ from __future__ import annotations
 import atexit
 import builtins
 import io
-import json
 import linecache
 import os
 import resource
@@ -94,12 +93,12 @@ class _Stdio:
         self.stdin: io.TextIOWrapper | None = streams[0]
         self.stdout, self.stderr = streams[1], streams[2]
 
-    def send_pipes(self, message: str) -> tuple[int, int]:
+    def send_pipes(self, message: bytes) -> tuple[int, int]:
         """Send ``message`` with the read ends of two new pipes; return their write ends."""
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         fds = out_r.to_bytes(_FD_BYTES, sys.byteorder) + err_r.to_bytes(_FD_BYTES, sys.byteorder)
-        self.control.sendmsg([message.encode()], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
+        self.control.sendmsg([message], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)])
         os.close(out_r)
         os.close(err_r)
         return out_w, err_w
@@ -198,7 +197,7 @@ def _fresh_main() -> dict:
 def _run_one(
     code, cpu_before: float, cpu_limit_s: float, cpu_hard: int, recursion_limit: int, owner: int
 ) -> tuple[str, float]:
-    """Run one input; return its report payload (JSON text) and the CPU clock at its end.
+    """Run one input; return its report (``report``) and the CPU clock at its end.
 
     A process the program forked that leaves the program's code (``sys.exit`` in the child, or
     falling off its end) exits here as a real interpreter would, and never runs the runner's loop.
@@ -234,22 +233,13 @@ def _run_one(
     threading.stack_size(0)
     wall = time.perf_counter() - began
     cpu_after, rss = _usage()
-    if error:
-        report = {
-            "status": status,
-            "exit_code": exit_code,
-            "error": error,
-            "cpu": cpu_after - cpu_before,
-            "rss": rss,
-            "wall": wall,
-        }
-        payload = json.dumps(report)
-    else:
-        payload = (
-            f'{{"status": "{status}", "exit_code": {exit_code}, "error": "", '
-            f'"cpu": {cpu_after - cpu_before!r}, "rss": {rss}, "wall": {wall!r}}}'
-        )
-    return payload, cpu_after
+    return report(status, exit_code, cpu_after - cpu_before, rss, wall, error), cpu_after
+
+
+def report(status: str, exit_code: int, cpu_s: float, rss: int, wall_s: float, error: str) -> str:
+    """An input's end-of-input report, as the supervisor parses it (``supervisor._report``):
+    ``<status> <exit code> <cpu s> <rss bytes> <wall s> <error>``, the error last and free text."""
+    return f"{status} {exit_code} {cpu_s!r} {rss} {wall_s!r} {error}"
 
 
 def compile_source(source: str) -> CodeType:
@@ -288,10 +278,10 @@ def run_program(
     for index in range(start, stop):
         stdio.point(None if inputs is None else inputs[index], pipes)
         payload, cpu = _run_one(code, cpu, cpu_limit_s, cpu_hard, recursion_limit, owner)
-        report = f"E {index} {payload}"
+        message = f"E {index} {payload}".encode("utf-8", errors="backslashreplace")  # lone surrogates
         if index + 1 < stop:
-            pipes = stdio.send_pipes(report)
+            pipes = stdio.send_pipes(message)
             if inputs is None:
                 _take_private_stdin(control)
         else:
-            control.send(report.encode())
+            control.send(message)

@@ -28,6 +28,16 @@ def test_runtime_error_reports_the_exception_last_line_and_traceback(pool):
     assert "return 1 // x" in result.stderr
 
 
+def test_an_error_message_of_any_text_reaches_the_verdict(pool):
+    """The child's report ends with the error as free text: spaces, digits, non-ASCII and a lone
+    surrogate (which no codec encodes as is) neither break it nor make it a violation."""
+    results = pool.run(
+        Program("raise ValueError('ok 0 1.0 2 3.0 héllo ' + chr(0xDCFF) + input())", ["x", "y"])
+    )
+    assert [r.verdict for r in results] == [Verdict.RUNTIME_ERROR] * 2
+    assert [r.error for r in results] == [f"ValueError: ok 0 1.0 2 3.0 héllo \\udcff{s}" for s in "xy"]
+
+
 def test_sys_exit_status_is_the_exit_code(pool):
     failing = run_one(pool, "import sys\nprint('partial')\nsys.exit(3)")
     assert (failing.verdict, failing.exit_code, failing.stdout) == (Verdict.RUNTIME_ERROR, 3, "partial\n")
