@@ -5,9 +5,12 @@ engine at each isolation level, it reads from ``/proc`` the CPU each pool proces
 batch: the supervisor's own (the worker process), the template's own (it forks every child, so
 the kernel's fork work is charged to it) and that of the children it reaped (``cutime`` and
 ``cstime`` of the template: the children's whole lives, exec of the program, its exit). For the
-floor: the forker's own and its reaped children's. CPU time, not wall time, so a busy shared
-machine changes the numbers little. Run at two test counts, the difference gives what each
-process costs per program and per test (``cost = per_program + tests * per_test``).
+floor: the forker's own and its reaped children's. With ``--verifier``, also the unit-test
+verifier on the same pool and programs (judging in the supervisors), and for every layer the CPU
+of the process that sent the batch (``parent``). CPU time, not wall time, so a busy shared
+machine changes the numbers less (not nothing: compare runs made side by side). Run at two test
+counts, the difference gives what each process costs per program and per test
+(``cost = per_program + tests * per_test``).
 
     python benchmarks/worker_cost.py --programs 400 --tests 1 10 --isolation none namespaces
 """
@@ -15,16 +18,21 @@ process costs per program and per test (``cost = per_program + tests * per_test`
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
+import time
 
 from nemo_code_rl.benchmarking.baselines import ForkFloor
 from nemo_code_rl.benchmarking.workload import build_workload
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
+from nemo_code_rl.unit_tests.problems import parse_problem
+from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 _TICK = os.sysconf("SC_CLK_TCK")
-_CPU = ("supervisor", "template", "children")
-_KINDS = (*_CPU, *(f"{kind}_faults" for kind in _CPU))
+_PROCESSES = ("supervisor", "template", "children")
+_CPU = ("parent", *_PROCESSES)
+_KINDS = (*_CPU, *(f"{kind}_faults" for kind in _PROCESSES))
 
 
 def _stat(pid: int) -> tuple[float, float, int, int]:
@@ -48,6 +56,7 @@ def _snapshot(roots: list[int]) -> dict[str, float]:
     """CPU seconds so far of the roots (supervisors or forkers), their long-lived children
     (templates) and what those reaped (the programs)."""
     totals = dict.fromkeys(_KINDS, 0.0)
+    totals["parent"] = time.process_time()
     for root in roots:
         own, reaped, faults, reaped_faults = _stat(root)
         totals["supervisor"] += own
@@ -72,26 +81,42 @@ def _measure(roots: list[int], run, programs: int) -> dict[str, float]:
     after = _snapshot(roots)
     per = {k: (after[k] - before[k]) * (1000 if k in _CPU else 1) / programs for k in before}
     per["total"] = sum(per[k] for k in _CPU)
-    per["total_faults"] = sum(per[f"{k}_faults"] for k in _CPU)
+    per["total_faults"] = sum(per[f"{k}_faults"] for k in _PROCESSES)
     return {k: round(v, 3 if k in (*_CPU, "total") else 1) for k, v in per.items()}
 
 
 def measure(
-    programs: int, tests: int, workers: int, levels: list[str], repeats: int, floor_too: bool = True
+    programs: int,
+    tests: int,
+    workers: int,
+    levels: list[str],
+    repeats: int,
+    floor_too: bool = True,
+    verifier_too: bool = False,
 ) -> dict[str, dict]:
     items = build_workload(programs, tests)
     jobs = [(item.source, item.inputs) for item in items]
     batch = [Program(item.source, list(item.inputs)) for item in items]
+    pairs = [
+        (parse_problem({"id": item.name, "question": "", "input_output": json.dumps(
+            {"inputs": list(item.inputs), "outputs": list(item.expected)})}), f"```python\n{item.source}```")
+        for item in items
+    ]  # fmt: skip
     found: dict[str, dict] = {}
     if floor_too:
         found["floor"] = _floor(jobs, workers, repeats, programs)
     for level in levels:
         with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=level) as pool:
             pool.run_batch(batch[:20])
-            found[level] = min(
-                (_measure(pool.worker_pids, lambda: pool.run_batch(batch), programs) for _ in range(repeats)),
-                key=lambda r: r["total"],
-            )
+            runs = {level: lambda: pool.run_batch(batch)}
+            if verifier_too:
+                verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
+                runs[f"{level}_verifier"] = functools.partial(verifier.verify_batch, pairs)
+            for name, run in runs.items():
+                found[name] = min(
+                    (_measure(pool.worker_pids, run, programs) for _ in range(repeats)),
+                    key=lambda r: r["total"],
+                )
     return found
 
 
@@ -113,11 +138,12 @@ def main() -> int:
     parser.add_argument("--isolation", nargs="+", default=["none", "namespaces"])
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--no-floor", action="store_true", help="measure the engine's levels only")
+    parser.add_argument("--verifier", action="store_true", help="the unit-test verifier too, on each level")
     args = parser.parse_args()
     report = {}
     for tests in args.tests:
         report[tests] = measure(
-            args.programs, tests, args.workers, args.isolation, args.repeats, not args.no_floor
+            args.programs, tests, args.workers, args.isolation, args.repeats, not args.no_floor, args.verifier
         )
         for layer, row in report[tests].items():
             print(f"tests={tests} {layer:>10}", row, flush=True)

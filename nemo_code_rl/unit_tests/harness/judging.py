@@ -11,6 +11,7 @@ not import pydantic: the comparison settings arrive as plain data (``spec``) and
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Sequence
 from types import SimpleNamespace
@@ -43,8 +44,9 @@ def spec(
     }
 
 
+@functools.cache
 def _fields(rules: type) -> tuple[str, ...]:
-    """The settings a rules protocol reads (its properties)."""
+    """The settings a rules protocol reads (its properties); once per protocol, not per program."""
     return tuple(name for name, member in vars(rules).items() if isinstance(member, property))
 
 
