@@ -479,7 +479,6 @@ class _PoolLink:
         self.fd = 0
         self.template = template_handle
         self.cgroup = cgroup
-        self.usable = True  # False once the template could not clean up after a program
         self.devnull = os.open(os.devnull, os.O_RDONLY)
         self.binaries = compiling.BinaryCache(binaries)  # compiled programs, shared with the pool's workers
         self._reader = wire.FrameReader()
@@ -579,7 +578,7 @@ def _execute(job: dict, link: _PoolLink, judge: WorkerJudge | None) -> list[dict
                         not_run = _result(Verdict.NOT_RUN, error="not run: an earlier input timed out")
                         return [results.get(i, not_run) for i in range(count)]
             finally:
-                link.usable = link.template.clean()
+                link.template.clean()
     finally:
         for fd in [*job.get("stdin_fds", ()), job.get("payload", -1)]:
             if fd >= 0:
@@ -628,7 +627,7 @@ def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dic
         chain = _Chain(compile_job, 0, 1, link, None)
         chain.run()
     finally:
-        link.usable = link.template.clean()
+        link.template.clean()
         os.close(source)
     result = chain.results[0]
     if result["verdict"] == Verdict.OK.value and os.fstat(binary).st_size > 0:
@@ -654,5 +653,5 @@ def serve(
         if job is None:
             return
         link.send({"id": job["id"], "results": execute(job, link)})
-        if not link.usable:  # the results stand; the pool replaces this worker
+        if not link.template.cleaned():  # the results stand; the pool replaces this worker
             return

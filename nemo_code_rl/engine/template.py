@@ -317,6 +317,7 @@ class TemplateHandle:
 
     def __init__(self, sock: socket.socket, pid: int) -> None:
         self.sock, self.pid = sock, pid
+        self._cleaning = False  # a clean was asked for, and its answer is not read yet
 
     def ready(self) -> dict:
         """Wait for the template's start-up report (what it preloaded)."""
@@ -330,19 +331,31 @@ class TemplateHandle:
 
     def spawn(self, spec: dict, fds: Sequence[int]) -> int:
         """Fork a child holding ``fds`` (``SPAWN_FDS`` order, then ``cgroup.procs`` files); return a pidfd."""
+        if not self.cleaned():
+            raise RuntimeError("the template process could not clean up after the last program")
         send(self.sock, b"S " + marshal.dumps(spec), fds)
         message, received = receive(self.sock)
         if message != b"P" or len(received) != 1:
             raise RuntimeError("the template process did not fork the program")
         return received[0]
 
-    def clean(self) -> bool:
-        """After a program's last child: its private /tmp and /dev/shm go (see ``sandbox.Workdir``).
-
-        False when that failed: the template has then ended, and the worker must be replaced.
+    def clean(self) -> None:
+        """After a program's last child: ask for its private /tmp and /dev/shm to go (see
+        ``sandbox.Workdir``). The template handles requests in order, so no child forked after
+        this sees them; whether it worked, ``cleaned`` reads, once the supervisor has done
+        what it can meanwhile (sent the program's results), and before the next program starts.
         """
-        try:
+        with contextlib.suppress(OSError):  # a template gone is ``cleaned``'s answer
             send(self.sock, b"C")
+        self._cleaning = True
+
+    def cleaned(self) -> bool:
+        """Whether the last clean asked for worked (True when none is pending). False: the
+        template has ended, and the worker must be replaced."""
+        if not self._cleaning:
+            return True
+        self._cleaning = False
+        try:
             message, _ = receive(self.sock)
         except OSError as exc:
             message = f"F {exc}".encode()
