@@ -15,9 +15,9 @@ import functools
 import json
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
-from nemo_code_rl.engine.results import ExecutionResult, Judgement, Verdict
+from nemo_code_rl.engine.results import Judgement, Verdict
 from nemo_code_rl.unit_tests.comparison_rules import (
     TextRules,
     ValueRules,
@@ -28,6 +28,20 @@ from nemo_code_rl.unit_tests.comparison_rules import (
 from nemo_code_rl.unit_tests.harness import assert_driver, call_driver, codec
 
 TestKind = Literal["stdio", "call", "assert"]
+
+
+class Ran(Protocol):
+    """What judging reads of a run: an ``ExecutionResult``, or in a worker, where each input is
+    judged as it ends, the supervisor's result fields without the dataclass (``Judge.judged``)."""
+
+    @property
+    def verdict(self) -> Verdict: ...
+    @property
+    def stdout(self) -> str: ...
+    @property
+    def stderr(self) -> str: ...
+    @property
+    def error(self) -> str: ...
 
 
 def spec(
@@ -67,9 +81,14 @@ class Judge:
 
     def judged(self, position: int, result: dict[str, Any]) -> dict[str, Any]:
         """A worker's result dict for input ``position``, with its judgement and only the output kept."""
-        fields = {**result, "verdict": Verdict(result["verdict"])}
+        ran = SimpleNamespace(
+            verdict=Verdict(result["verdict"]),
+            stdout=result.get("stdout", ""),
+            stderr=result.get("stderr", ""),
+            error=result.get("error", ""),
+        )
         expected = self.expected[position] if self.kind != "assert" else ""
-        judgement = judge(self.kind, expected, ExecutionResult(**fields), self.comparison, self.values)
+        judgement = judge(self.kind, expected, ran, self.comparison, self.values)
         shown = not self.failure_shown and judgement.verdict not in (Verdict.PASSED, Verdict.NOT_RUN)
         self.failure_shown = self.failure_shown or shown
         if not shown:
@@ -82,9 +101,7 @@ class Judge:
         }
 
 
-def judge(
-    kind: TestKind, expected: str, result: ExecutionResult, comparison: TextRules, values: ValueRules
-) -> Judgement:
+def judge(kind: TestKind, expected: str, result: Ran, comparison: TextRules, values: ValueRules) -> Judgement:
     """Judge one engine result of a test of ``kind`` whose expected output is ``expected``."""
     if result.verdict is Verdict.NOT_RUN:
         return Judgement(Verdict.NOT_RUN)
@@ -100,7 +117,7 @@ def judge(
     return _judge_call(expected, result, values)
 
 
-def _judge_call(expected: str, result: ExecutionResult, values: ValueRules) -> Judgement:
+def _judge_call(expected: str, result: Ran, values: ValueRules) -> Judgement:
     lines = [line for line in result.stdout.splitlines() if line.startswith(call_driver.RESULT_MARKER)]
     if not lines:
         return Judgement(Verdict.WRONG_ANSWER, "the function returned no value")
@@ -114,7 +131,7 @@ def _judge_call(expected: str, result: ExecutionResult, values: ValueRules) -> J
     )
 
 
-def _judge_assert(result: ExecutionResult) -> Judgement:
+def _judge_assert(result: Ran) -> Judgement:
     passed = result.stdout.rstrip("\n").endswith(assert_driver.PASS_MARKER)
     if result.verdict is Verdict.OK and passed:
         return Judgement(Verdict.PASSED)
@@ -125,7 +142,7 @@ def _judge_assert(result: ExecutionResult) -> Judgement:
     return Judgement(_engine_verdict(result), result.error)
 
 
-def _engine_verdict(result: ExecutionResult) -> Verdict:
+def _engine_verdict(result: Ran) -> Verdict:
     """The engine's verdict, except that a candidate the driver could not compile is a syntax error."""
     if result.verdict is Verdict.RUNTIME_ERROR and result.error.startswith(
         ("SyntaxError", "CandidateSyntaxError")
