@@ -22,22 +22,28 @@ def _bench(args: argparse.Namespace) -> int:
     return bench_main(args.rest)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only_score: bool = False) -> argparse.ArgumentParser:
+    """The whole command line. ``only_score``: just the ``score`` subcommand, for arguments that
+    start with it (argparse then answers, ``--help`` and errors included, from that subcommand
+    alone), so that the other subcommands' imports stay out of ``score``'s start."""
     parser = argparse.ArgumentParser(
         prog="nemo-code-rl", description="Reinforcement learning on code for NeMo RL."
     )
     parser.add_argument("-v", "--verbose", action="store_true", help="log what the engine does")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
-    from nemo_code_rl import plotting_cli, score_cli
-    from nemo_code_rl.arc import cli as arc_cli
+    from nemo_code_rl import score_cli
 
     score_cli.add_subcommand(sub)
+    if only_score:
+        return parser
+    from nemo_code_rl import plotting_cli
+    from nemo_code_rl.arc import cli as arc_cli
+    from nemo_code_rl.evaluation.cli import add_subcommand as add_eval_subcommand
+
     _bench_parser(sub)
     plotting_cli.add_subcommand(sub)
     arc_cli.add_subcommands(sub)
-    from nemo_code_rl.evaluation.cli import add_subcommand as add_eval_subcommand
-
     add_eval_subcommand(sub)
     return parser
 
@@ -55,15 +61,18 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _run(argv: list[str], early: backend_start.EarlyStart | None) -> int:
-    parser = build_parser()  # imports what every subcommand's options need (their defaults)
+    if argv[:1] == ["bench"]:
+        args = argparse.Namespace(handler=_bench, rest=argv[1:], verbose=False)
+    elif argv[:1] == ["score"]:
+        args, unknown = build_parser(only_score=True).parse_known_args(argv)
+        if unknown:  # reported as the whole command line reports it (its usage names every subcommand)
+            build_parser().parse_args(argv)
+    else:
+        args = build_parser().parse_args(argv)
     from nemo_code_rl.config_keys import ConfigError
     from nemo_code_rl.engine import IsolationUnavailable
     from nemo_code_rl.rows import ProblemFormatError
 
-    if argv[:1] == ["bench"]:
-        args = argparse.Namespace(handler=_bench, rest=argv[1:], verbose=False)
-    else:
-        args = parser.parse_args(argv)
     args.early_start = early
     logging.basicConfig(
         level=logging.INFO if args.verbose else logging.WARNING, format="%(levelname)s %(name)s: %(message)s"
