@@ -52,11 +52,11 @@ def _timed(run) -> float:
 def score_fixed_costs(rows: list[dict], pairs: list, workers: int, isolation: str) -> dict[str, float]:
     """Seconds of ``score``'s parts that do not scale with workers, for this workload."""
     costs = {}
-    # Everything the command line imports before it runs a subcommand (the parser shows the
-    # configs' defaults, so building it imports them), whether at import or at ``build_parser``.
-    command = [sys.executable, "-c", "from nemo_code_rl import cli; cli.build_parser()"]
+    # What ``score`` imports to read its options (the parser shows the configs' defaults, so
+    # building it imports them), whether ``cli`` imports it at once or lazily: ``score --help``.
+    command = [sys.executable, "-m", "nemo_code_rl.cli", "score", "--help"]
     costs["interpreter_and_cli_imports"] = min(
-        _timed(lambda: subprocess.run(command, check=True)) for _ in range(3)
+        _timed(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL)) for _ in range(3)
     )
     started = time.perf_counter()
     pool = ExecutionPool(workers=workers, isolation=isolation)
