@@ -28,6 +28,7 @@ from nemo_code_rl.unit_tests.verification import AFTER_TIMEOUT, Verifier, Verifi
 
 
 def add_subcommand(sub: argparse._SubParsersAction) -> None:
+    """Add ``score`` and its options (their defaults read from the configs) to the command line."""
     parser = sub.add_parser(
         "score",
         help="score completions against problems' unit tests",
