@@ -97,3 +97,12 @@ def test_an_early_error_leaves_no_worker_behind(tmp_path, capsys, error):
         assert main([*argv, "--format", "regex", "--pattern", "("]) == 2
     assert capsys.readouterr().err
     assert _descendants() - before == set()
+
+
+def test_an_unrecognized_score_argument_is_reported_by_the_whole_command_line(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        main(["score", "--workers", "1", "--no-such-option"])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "unrecognized arguments: --no-such-option" in error
+    assert "score,bench,plot" in error.replace("\n", "").replace(" ", "")  # every subcommand, as before
