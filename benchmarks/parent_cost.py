@@ -6,7 +6,8 @@ engine, the verifier, and the verifier as ``score`` drives it (a callback per fi
 the parent's CPU (``time.process_time``) and the whole machine's busy CPU (``/proc/stat``: run it
 on an otherwise idle host) per 1,000 programs, and optionally a cProfile of one layer. Then the
 parts of ``score`` that do not scale with workers: importing the CLI, starting and stopping the
-pool, reading the two files, writing the result rows.
+pool, reading the two files, writing the result rows, and ``score`` end to end on one program per
+worker (those costs as the command overlaps them).
 
     python benchmarks/parent_cost.py --programs 2000 --workers 2 --isolation namespaces
     python benchmarks/parent_cost.py --profile verifier_streaming   # and the top of its cProfile
@@ -51,9 +52,11 @@ def _timed(run) -> float:
 def score_fixed_costs(rows: list[dict], pairs: list, workers: int, isolation: str) -> dict[str, float]:
     """Seconds of ``score``'s parts that do not scale with workers, for this workload."""
     costs = {}
-    command = [sys.executable, "-c", "import nemo_code_rl.cli"]
+    # What ``score`` imports to read its options (the parser shows the configs' defaults, so
+    # building it imports them), whether ``cli`` imports it at once or lazily: ``score --help``.
+    command = [sys.executable, "-m", "nemo_code_rl.cli", "score", "--help"]
     costs["interpreter_and_cli_imports"] = min(
-        _timed(lambda: subprocess.run(command, check=True)) for _ in range(3)
+        _timed(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL)) for _ in range(3)
     )
     started = time.perf_counter()
     pool = ExecutionPool(workers=workers, isolation=isolation)
@@ -76,7 +79,28 @@ def score_fixed_costs(rows: list[dict], pairs: list, workers: int, isolation: st
         costs["append_rows"] = _timed(lambda: [results.append(row) for row in produced])
         costs["finish_rows"] = _timed(lambda: results.finish(produced))
         costs["summary"] = _timed(lambda: scoring.format_summary(scoring.summarize(produced)))
+        costs["score_one_per_worker"] = _score_end_to_end(rows[:workers], pairs[:workers], workers, isolation)
     return {k: round(v, 4) for k, v in costs.items()}
+
+
+def _score_end_to_end(rows: list[dict], pairs: list, workers: int, isolation: str) -> float:
+    """Seconds of ``nemo-code-rl score`` on one program per worker (best of 3): its fixed costs as
+    a user meets them, overlapped as the command overlaps them (interpreter, imports, the pool's
+    start, reading, judging the few programs, writing, the pool's stop)."""
+    with tempfile.TemporaryDirectory() as folder:
+        problems_file, completions_file = Path(folder) / "p.jsonl", Path(folder) / "c.jsonl"
+        problems_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
+        completions_file.write_text(
+            "".join(json.dumps({"id": p.id, "completion": c}) + "\n" for p, c in pairs)
+        )
+        command = [
+            sys.executable, "-m", "nemo_code_rl.cli", "score", str(problems_file), str(completions_file),
+            "--workers", str(workers), "--isolation", isolation, "--quiet", "--no-calibrate",
+            "--timeout", "5", "-o", str(Path(folder) / "r.jsonl"),
+        ]  # fmt: skip
+        return min(
+            _timed(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL)) for _ in range(3)
+        )
 
 
 def main() -> int:

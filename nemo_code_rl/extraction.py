@@ -67,7 +67,13 @@ class ExtractionConfig(ConfigSection):
         if self.mode == "regex":
             if not self.pattern:
                 raise ValueError("extraction mode 'regex' needs a pattern")
-            if re.compile(self.pattern, re.DOTALL).groups < 1:
+            try:
+                groups = re.compile(self.pattern, re.DOTALL).groups
+            except re.error as error:
+                raise ValueError(
+                    f"extraction pattern {self.pattern!r} is not a regular expression: {error}"
+                ) from None
+            if groups < 1:
                 raise ValueError(f"extraction pattern {self.pattern!r} has no group to hold the code")
         elif self.pattern is not None:
             raise ValueError(f"a pattern is only used by mode 'regex', not {self.mode!r}")
