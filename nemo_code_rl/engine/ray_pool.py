@@ -176,7 +176,7 @@ class RayExecutionPool:
         self._pool_options = {"limits": self.limits, "strict": strict, **pool_options}
         if backend == "process":
             self._pool_options["isolation"] = isolation
-        self._remote = ray.remote(concurrency_groups={_CANCEL_GROUP: 1})(EngineActor)
+        self._remote = ray.remote(concurrency_groups={_CANCEL_GROUP: 1})(EngineActor)  # type: ignore[call-overload]  # ray's overloads omit it
         self._batches = itertools.count()
         self._actor_options = {"num_cpus": 1, **(actor_options or {}), "max_restarts": 0}
         self._lock = threading.Lock()
