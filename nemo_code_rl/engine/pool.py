@@ -499,7 +499,7 @@ class _Dispatch:
         progress: ProgressCallback | None,
         stop_when: StopPredicate | None,
         on_done: DoneCallback | None,
-        cancelled: CancelCheck | None = None,
+        cancelled: CancelCheck | None,
     ) -> None:
         self.pool, self.programs = pool, programs
         self.progress, self.stop_when, self.on_done = progress, stop_when, on_done

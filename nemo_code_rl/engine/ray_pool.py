@@ -82,11 +82,11 @@ class EngineActor:
         indices: list[int],
         stop_when: StopPredicate | None,
         batch: int | None = None,
-        cancelled: Sequence[int] = (),
+        cancelled_already: Sequence[int] = (),
     ) -> list[list[ExecutionResult]]:
         """Run a chunk (``indices``: its programs' indices in the caller's batch). With ``batch``
-        (the caller's batch number), the chunk is cancellable: ``cancelled`` are its programs
-        cancelled already, and ``cancel`` adds others while it runs."""
+        (the caller's batch number), the chunk is cancellable: ``cancelled_already`` are its
+        programs cancelled before it was handed out, and ``cancel`` adds others while it runs."""
         local_stop = None
         if stop_when is not None:
 
@@ -97,7 +97,7 @@ class EngineActor:
         if batch is not None:
             with self._cancelled_lock:  # an earlier batch's cancellations are over
                 self._cancelled = {key for key in self._cancelled if key[0] >= batch}
-            self.cancel(batch, cancelled)
+            self.cancel(batch, cancelled_already)
 
             def local_cancelled(program: int) -> bool:
                 return (batch, indices[program]) in self._cancelled
