@@ -253,9 +253,10 @@ class ArcVerifier:
     ) -> list[ArcVerification]:
         """Verify every (task, completion) pair; one result per pair, in order.
 
-        ``cancelled(index)`` is asked while the pair's program runs or waits (the backend's
-        ``run_batch(cancelled=...)``): once it says True, the program is stopped (an ARC program
-        runs every grid in one input, so mid-run) or never started, and its grids are ``not_run``.
+        ``cancelled(index)`` is asked before the pair's program starts and while it runs (the
+        backend's ``run_batch(cancelled=...)``): once it says True, the program is never started,
+        or stopped (mid-run: an ARC program runs every grid in one input), and its grids are
+        ``not_run``.
         """
         extracted = [extract_code(completion, self.config.extraction) for _, completion in items]
         runnable = [i for i, found in enumerate(extracted) if found.code is not None]

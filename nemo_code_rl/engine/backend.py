@@ -69,10 +69,11 @@ class ExecutionBackend(Protocol):
         ``on_done(program_index, results)`` gets each program's results as it finishes (as each
         chunk comes back, with ``ray``).
 
-        ``cancelled(program_index)``, asked in the calling process every ``CANCEL_POLL_S`` seconds
-        while the batch runs, says the caller no longer wants a program (its client has gone): a
-        running one is stopped mid-input, a waiting one never starts, and the inputs it leaves
-        unrun get ``not_run``. It is separate from ``stop_when``, which decides as each input ends.
+        ``cancelled(program_index)``, asked in the calling process as a program is about to start
+        and every ``CANCEL_POLL_S`` seconds while it runs, says the caller no longer wants it (its
+        client has gone): a waiting one never starts, a running one is stopped mid-input, and the
+        inputs it leaves unrun get ``not_run``. It is separate from ``stop_when``, which decides
+        as each input ends.
 
         With the ``ray`` backend, ``stop_when`` is pickled and asked in the actors: it must not
         hold the backend or rely on mutating the caller's state.

@@ -44,8 +44,8 @@ _PASSED_ENV = ("LD_LIBRARY_PATH",)
 _CGROUP_NUMBERS = itertools.count()
 _JOB_GRACE_S = 15.0
 _START_TIMEOUT_S = 60.0
-# How often a batch asks its caller's ``cancelled`` about the programs it runs or has yet to start:
-# a cancelled program stops within about this long (plus the supervisor's reaction).
+# How often a batch asks its caller's ``cancelled`` about the programs it runs: a cancelled
+# program stops within about this long (plus the supervisor's reaction).
 CANCEL_POLL_S = 0.2
 _BOOT = (
     "import sys; sys.path.insert(0, {root!r}); "
@@ -329,8 +329,8 @@ class WorkerPool(Generic[W]):
         message when it ends; with it, one message per input.
 
         ``cancelled(program_index)`` says the caller no longer wants a program (its client has
-        gone): it is asked, in this process, about the programs running and waiting, every
-        ``CANCEL_POLL_S`` seconds and as each is about to start. A running program it answers
+        gone): it is asked, in this process, about each program as it is about to start, and
+        about the running ones every ``CANCEL_POLL_S`` seconds. A running program it answers
         True for is stopped mid-input, one waiting is never started; the inputs either leaves
         unrun get ``not_run`` (``CANCELLED``). Without it, no such polling is done.
         """
@@ -570,17 +570,13 @@ class _Dispatch:
         return None
 
     def _cancel(self, cancelled: CancelCheck) -> None:
-        """Stop the running programs the caller no longer wants (the worker's supervisor kills
-        the program and answers with what it has), and settle the waiting ones unrun."""
+        """Stop the running programs the caller no longer wants: the worker's supervisor kills
+        the program and answers with what it has. (A waiting one is settled as it comes up in
+        ``_next_job``, at no cost in worker time: the check asks about running programs alone.)"""
         for worker, job in list(self.running.items()):
             if job not in self.cancel_sent and cancelled(job):
                 self.cancel_sent.add(job)
                 worker.cancel(job)
-        dropped = {job for job in self.pending if cancelled(job)}
-        if dropped:
-            self.pending = deque(job for job in self.pending if job not in dropped)
-            for job in sorted(dropped):
-                self._finish(job, [CANCELLED] * self.programs[job].input_count)
 
     def _read(self, worker: WorkerHandle) -> None:
         frames = worker.read_frames()

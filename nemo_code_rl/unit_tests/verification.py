@@ -392,10 +392,10 @@ class Verifier:
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
         sandbox time of its own. ``on_verified(index, verification)`` is called once per pair
         as soon as its verdicts are known (as each program finishes, so a caller can stream
-        them), before the whole batch returns. ``cancelled(index)`` is asked while the pair's
-        program runs or waits (the backend's ``run_batch(cancelled=...)``); once it (and that of
-        every repeat of the answer) says True, the program is stopped mid-test, or never
-        started, and its tests not run are ``not_run`` (whoever asked has gone).
+        them), before the whole batch returns. ``cancelled(index)`` is asked before the pair's
+        program starts and while it runs (the backend's ``run_batch(cancelled=...)``); once it
+        (and that of every repeat of the answer) says True, the program is never started, or
+        stopped mid-test, and its tests not run are ``not_run`` (whoever asked has gone).
         """
         self._keys.clear()
         self._limits_made.clear()
