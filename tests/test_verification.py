@@ -1,6 +1,7 @@
 """The verifier on real data, through the public API and the real sandbox."""
 
 import json
+import time
 
 import pytest
 
@@ -371,6 +372,21 @@ def test_after_timeout_policy_skips_the_rest_and_keeps_pass_fail():
         ConfigError, match=r"verifier: limits.stop_after_timeout is not used: set it with after_timeout"
     ):
         VerifierConfig.from_dict({"limits": {"stop_after_timeout": True}})
+
+
+def test_a_cancelled_answer_stops_mid_test_unless_a_repeat_still_wants_it():
+    """``cancelled`` stops a program while it runs a test (60 s limit: the loop would otherwise
+    time out), once every pair that repeats the answer is cancelled; one still wanted keeps it."""
+    problem = _stdin_problem("double-cancel")
+    looping = (problem, fenced(LOOPS_ON_ONE))
+    with Verifier(VerifierConfig(timeout_s=60, calibrate=False), workers=1) as verifier:
+        started = time.monotonic()  # time enough to pass test 0, far below the 60 s limit
+        gone = verifier.verify_batch([looping, looping], cancelled=lambda i: time.monotonic() - started > 4)
+    assert [[t.verdict for t in v.tests] for v in gone] == [["passed", "not_run", "not_run", "not_run"]] * 2
+    assert [v.passed for v in gone] == [False, False]
+    with Verifier(VerifierConfig(timeout_s=1, calibrate=False), workers=1) as verifier:
+        kept = verifier.verify_batch([looping, looping], cancelled=lambda i: i == 0)
+    assert [t.verdict for t in kept[1].tests] == ["passed", "timeout", "not_run", "not_run"]
 
 
 def test_calibrated_limits_are_measured_once_per_problem_content(tmp_path):

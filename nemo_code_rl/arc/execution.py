@@ -213,6 +213,9 @@ def parse_run(result: ExecutionResult, n_grids: int) -> ProgramRun:
             result.wall_s,
             Verdict.WORKER_LOST,
         )
+    if result.verdict is Verdict.NOT_RUN:  # its caller cancelled it (``run_batch(cancelled=...)``)
+        missing = GridRun(None, Verdict.NOT_RUN, result.error)
+        return ProgramRun(True, result.error, (missing,) * n_grids, False, result.wall_s, Verdict.NOT_RUN)
     head: Mapping[str, Any] | None = None
     grids: dict[int, GridRun] = {}
     for record in _records(result.stdout):

@@ -246,16 +246,28 @@ class ArcVerifier:
         self.pool = pool
 
     def verify_batch(
-        self, items: Sequence[tuple[ArcTask, str]], progress: Callable[[int, int], None] | None = None
+        self,
+        items: Sequence[tuple[ArcTask, str]],
+        progress: Callable[[int, int], None] | None = None,
+        cancelled: Callable[[int], bool] | None = None,
     ) -> list[ArcVerification]:
-        """Verify every (task, completion) pair; one result per pair, in order."""
+        """Verify every (task, completion) pair; one result per pair, in order.
+
+        ``cancelled(index)`` is asked before the pair's program starts and while it runs (the
+        backend's ``run_batch(cancelled=...)``): once it says True, the program is never started,
+        or stopped (mid-run: an ARC program runs every grid in one input), and its grids are
+        ``not_run``.
+        """
         extracted = [extract_code(completion, self.config.extraction) for _, completion in items]
         runnable = [i for i, found in enumerate(extracted) if found.code is not None]
         programs = [
             build_program(items[i][0], extracted[i].code or "", self.config.execution, self._helpers)
             for i in runnable
         ]
-        runs = dict(zip(runnable, self.pool.run_batch(programs, progress=progress), strict=True))
+        check = (lambda program: cancelled(runnable[program])) if cancelled is not None else None
+        runs = dict(
+            zip(runnable, self.pool.run_batch(programs, progress=progress, cancelled=check), strict=True)
+        )
         verifications = []
         for index, (task, _) in enumerate(items):
             if index in runs:

@@ -23,6 +23,7 @@ from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import sandbox
 from nemo_code_rl.engine.pool import (
     DEFAULT_PRELOAD,
+    CancelCheck,
     DoneCallback,
     ExecutionPool,
     ProgressCallback,
@@ -38,9 +39,9 @@ class ExecutionBackend(Protocol):
     """What every backend offers the code that judges: batches in, one result per input out."""
 
     # Whether ``run_batch`` asks ``stop_when`` in the calling process as each result arrives, so
-    # a caller can watch results stream (``score`` writing rows as programs finish, the Gym
-    # server cancelling a request whose client has gone); otherwise it is pickled and asked
-    # where the programs run, and the caller sees results when the batch is over.
+    # a caller can watch results stream (``score`` writing rows as programs finish); otherwise it
+    # is pickled and asked where the programs run, and the caller sees results when the batch is
+    # over. (``cancelled`` is asked in the calling process by every backend.)
     asks_stop_when_here: bool
 
     @property
@@ -61,11 +62,18 @@ class ExecutionBackend(Protocol):
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
+        cancelled: CancelCheck | None = None,
     ) -> list[list[ExecutionResult]]:
         """One list of results per program, one result per input, in input order (``WorkerPool.run_batch``).
 
         ``on_done(program_index, results)`` gets each program's results as it finishes (as each
         chunk comes back, with ``ray``).
+
+        ``cancelled(program_index)``, asked in the calling process as a program is about to start
+        and every ``CANCEL_POLL_S`` seconds while it runs, says the caller no longer wants it (its
+        client has gone): a waiting one never starts, a running one is stopped mid-input, and the
+        inputs it leaves unrun get ``not_run``. It is separate from ``stop_when``, which decides
+        as each input ends.
 
         With the ``ray`` backend, ``stop_when`` is pickled and asked in the actors: it must not
         hold the backend or rely on mutating the caller's state.

@@ -30,7 +30,7 @@ from typing import Generic, Protocol, TypeVar
 from nemo_code_rl.engine import cgroups, sandbox, wire
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.program import Program
-from nemo_code_rl.engine.results import ExecutionResult, Verdict
+from nemo_code_rl.engine.results import CANCELLED_ERROR, ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable, SandboxConfig
 
 logger = logging.getLogger(__name__)
@@ -44,6 +44,9 @@ _PASSED_ENV = ("LD_LIBRARY_PATH",)
 _CGROUP_NUMBERS = itertools.count()
 _JOB_GRACE_S = 15.0
 _START_TIMEOUT_S = 60.0
+# How often a batch asks its caller's ``cancelled`` about the programs it runs: a cancelled
+# program stops within about this long (plus the supervisor's reaction).
+CANCEL_POLL_S = 0.2
 _BOOT = (
     "import sys; sys.path.insert(0, {root!r}); "
     "from nemo_code_rl.engine.worker import main; raise SystemExit(main())"
@@ -52,6 +55,9 @@ _BOOT = (
 ProgressCallback = Callable[[int, int], None]
 StopPredicate = Callable[[int, int, ExecutionResult], bool]
 DoneCallback = Callable[[int, list[ExecutionResult]], None]
+CancelCheck = Callable[[int], bool]
+# The result of each input that a cancellation left unrun.
+CANCELLED = ExecutionResult(Verdict.NOT_RUN, error=CANCELLED_ERROR)
 
 
 class WorkerHandle(Protocol):
@@ -309,6 +315,7 @@ class WorkerPool(Generic[W]):
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
+        cancelled: CancelCheck | None = None,
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the workers.
 
@@ -320,13 +327,19 @@ class WorkerPool(Generic[W]):
         exits early on a wrong answer; with ``Program.judge``, the result it is asked about is
         already judged in the worker. Without ``stop_when``, a program's results travel in one
         message when it ends; with it, one message per input.
+
+        ``cancelled(program_index)`` says the caller no longer wants a program (its client has
+        gone): it is asked, in this process, about each program as it is about to start, and
+        about the running ones every ``CANCEL_POLL_S`` seconds. A running program it answers
+        True for is stopped mid-input, one waiting is never started; the inputs either leaves
+        unrun get ``not_run`` (``CANCELLED``). Without it, no such polling is done.
         """
         with self._lock:
             if not self._workers:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
-            return self._dispatch(list(programs), progress, stop_when, on_done)
+            return _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled).run()
 
-    def _job(self, program: Program, index: int, stream: bool) -> bytes:
+    def _job(self, program: Program, index: int, stream: bool, cancellable: bool) -> bytes:
         return wire.encode(
             {
                 "id": index,
@@ -336,6 +349,7 @@ class WorkerPool(Generic[W]):
                 "strict": self.strict if program.strict is None else program.strict,
                 "private": program.private,
                 "stream": stream,
+                "cancellable": cancellable,
                 "judge": program.judge,
                 "language": program.language.value,
                 "compile": program.compile_settings,
@@ -346,15 +360,6 @@ class WorkerPool(Generic[W]):
         """Seconds the worker may take to answer ``program`` once it has started it."""
         limits = program.limits or self.limits
         return _JOB_GRACE_S + max(1, program.input_count) * (limits.wall_limit_s + 3)
-
-    def _dispatch(
-        self,
-        programs: list[Program],
-        progress: ProgressCallback | None,
-        stop_when: StopPredicate | None,
-        on_done: DoneCallback | None,
-    ) -> list[list[ExecutionResult]]:
-        return _Dispatch(self, programs, progress, stop_when, on_done).run()
 
     def close(self) -> None:
         """Stop every worker; the pool cannot be used afterwards."""
@@ -483,7 +488,8 @@ class _Dispatch:
     program behind a running one was tried: on the 16-core host it gained nothing measurable, and
     a program queued behind an endless loop waited for its whole time limit while other workers
     were idle.) A worker that dies or misses its program's deadline is replaced, and that program
-    is retried once, then gets ``worker_lost``.
+    is retried once, then gets ``worker_lost``. With a ``cancelled`` check, the poll's wait is
+    capped at ``CANCEL_POLL_S`` so the check is asked on time even while every worker is busy.
     """
 
     def __init__(
@@ -493,9 +499,13 @@ class _Dispatch:
         progress: ProgressCallback | None,
         stop_when: StopPredicate | None,
         on_done: DoneCallback | None,
+        cancelled: CancelCheck | None,
     ) -> None:
         self.pool, self.programs = pool, programs
         self.progress, self.stop_when, self.on_done = progress, stop_when, on_done
+        self.cancelled = cancelled
+        self.cancel_sent: set[int] = set()
+        self.next_check = 0.0
         self.results: list[list[ExecutionResult] | None] = [None] * len(programs)
         self.pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
         self.attempts = [0] * len(programs)
@@ -515,12 +525,18 @@ class _Dispatch:
             self._hand_out()
             if not self.deadlines:
                 continue
-            timeout = max(0.0, min(self.deadlines.values()) - time.monotonic())
+            wake = min(self.deadlines.values())
+            if self.cancelled is not None:
+                wake = min(wake, self.next_check)
+            timeout = max(0.0, wake - time.monotonic())
             for fd, _ in self.poller.poll(math.ceil(timeout * 1000)):
                 worker = self.by_fd.get(fd)
                 if worker is not None:
                     self._read(worker)
             now = time.monotonic()
+            if self.cancelled is not None and now >= self.next_check:
+                self._cancel(self.cancelled)
+                self.next_check = now + CANCEL_POLL_S
             for worker in [w for w, deadline in self.deadlines.items() if deadline < now]:
                 self._lose(worker, "no answer before the job's deadline")
         return [r for r in self.results if r is not None]
@@ -531,15 +547,36 @@ class _Dispatch:
 
     def _hand_out(self) -> None:
         for worker in list(self.pool._workers):
-            if not self.pending:
-                return
             if worker in self.running:
                 continue
-            job = self.pending.popleft()
+            job = self._next_job()
+            if job is None:
+                return
             self.running[worker] = job
             self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
-            if not worker.send(self.pool._job(self.programs[job], job, self.stop_when is not None)):
+            frame = self.pool._job(
+                self.programs[job], job, self.stop_when is not None, self.cancelled is not None
+            )
+            if not worker.send(frame):
                 self._lose(worker, "its input pipe broke")
+
+    def _next_job(self) -> int | None:
+        """The next program to start, if any; the cancelled ones met on the way are settled unrun."""
+        while self.pending:
+            job = self.pending.popleft()
+            if self.cancelled is None or not self.cancelled(job):
+                return job
+            self._finish(job, [CANCELLED] * self.programs[job].input_count)
+        return None
+
+    def _cancel(self, cancelled: CancelCheck) -> None:
+        """Stop the running programs the caller no longer wants: the worker's supervisor kills
+        the program and answers with what it has. (A waiting one is settled as it comes up in
+        ``_next_job``, at no cost in worker time: the check asks about running programs alone.)"""
+        for worker, job in list(self.running.items()):
+            if job not in self.cancel_sent and cancelled(job):
+                self.cancel_sent.add(job)
+                worker.cancel(job)
 
     def _read(self, worker: WorkerHandle) -> None:
         frames = worker.read_frames()

@@ -11,9 +11,11 @@ is imported only when a pool is created: the base install does not need it.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Sequence
 from typing import Any
@@ -21,7 +23,15 @@ from typing import Any
 from nemo_code_rl.engine import sandbox
 from nemo_code_rl.engine.balance import split_by_work, work_of
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.pool import DoneCallback, ExecutionPool, ProgressCallback, StopPredicate, WorkerPool
+from nemo_code_rl.engine.pool import (
+    CANCEL_POLL_S,
+    CancelCheck,
+    DoneCallback,
+    ExecutionPool,
+    ProgressCallback,
+    StopPredicate,
+    WorkerPool,
+)
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 
@@ -32,10 +42,15 @@ _IN_FLIGHT = 2
 _MAX_ATTEMPTS = 2
 _PLACEMENT_TIMEOUT_S = 120.0
 _BACKENDS = ("process", "docker")
+# The actors' concurrency group of ``cancel``: it runs beside a chunk's ``run`` (the default
+# group, one call at a time), so a cancellation reaches a running chunk.
+_CANCEL_GROUP = "cancel"
 
 
 class EngineActor:
-    """The body of each Ray actor: a local pool, and a translation of chunk indices for ``stop_when``."""
+    """The body of each Ray actor: a local pool, a translation of chunk indices for ``stop_when``,
+    and the programs its caller cancelled (``cancel``), which its pool's ``cancelled`` check reads.
+    """
 
     def __init__(self, workers: int | None, backend: str, pool_options: dict[str, Any]) -> None:
         if backend == "docker":
@@ -44,6 +59,8 @@ class EngineActor:
             self._pool: WorkerPool = DockerExecutionPool(workers=workers, **pool_options)
         else:
             self._pool = ExecutionPool(workers=workers, **pool_options)
+        self._cancelled: set[tuple[int, int]] = set()  # (batch, the caller's program index)
+        self._cancelled_lock = threading.Lock()
 
     def describe(self) -> dict[str, Any]:
         """Where this actor runs and what it owns, for monitoring and for the soak's leftover count."""
@@ -60,15 +77,37 @@ class EngineActor:
         }
 
     def run(
-        self, programs: list[Program], indices: list[int], stop_when: StopPredicate | None
+        self,
+        programs: list[Program],
+        indices: list[int],
+        stop_when: StopPredicate | None,
+        batch: int | None = None,
+        cancelled_already: Sequence[int] = (),
     ) -> list[list[ExecutionResult]]:
+        """Run a chunk (``indices``: its programs' indices in the caller's batch). With ``batch``
+        (the caller's batch number), the chunk is cancellable: ``cancelled_already`` are its
+        programs cancelled before it was handed out, and ``cancel`` adds others while it runs."""
         local_stop = None
         if stop_when is not None:
 
             def local_stop(program: int, test: int, result: ExecutionResult) -> bool:
                 return stop_when(indices[program], test, result)
 
-        return self._pool.run_batch(programs, stop_when=local_stop)
+        local_cancelled = None
+        if batch is not None:
+            with self._cancelled_lock:  # an earlier batch's cancellations are over
+                self._cancelled = {key for key in self._cancelled if key[0] >= batch}
+            self.cancel(batch, cancelled_already)
+
+            def local_cancelled(program: int) -> bool:
+                return (batch, indices[program]) in self._cancelled
+
+        return self._pool.run_batch(programs, stop_when=local_stop, cancelled=local_cancelled)
+
+    def cancel(self, batch: int, indices: Sequence[int]) -> None:
+        """The caller no longer wants these programs of its batch ``batch`` (run in ``_CANCEL_GROUP``)."""
+        with self._cancelled_lock:
+            self._cancelled.update((batch, index) for index in indices)
 
     def close(self) -> None:
         self._pool.close()
@@ -96,7 +135,10 @@ class RayExecutionPool:
     ``run_batch(..., stop_when=...)`` works, but the predicate is pickled (cloudpickle) and asked
     inside the actor that runs the program, not in the caller: it must not rely on mutating the
     caller's state. ``progress(done, total)`` and ``on_done(program_index, results)`` are called in
-    the caller as chunks finish.
+    the caller as chunks finish. ``cancelled`` is asked in the caller, every ``CANCEL_POLL_S``
+    seconds, about the programs of the chunks in flight, and as a chunk is handed out; the
+    programs it cancels are passed to their actor (``EngineActor.cancel``), whose pool stops them
+    as the process backend does.
 
     Ray must be initialised (``ray.init``) before a pool is created; nodes need this package
     installed (as NeMo RL's containers have it).
@@ -134,7 +176,8 @@ class RayExecutionPool:
         self._pool_options = {"limits": self.limits, "strict": strict, **pool_options}
         if backend == "process":
             self._pool_options["isolation"] = isolation
-        self._remote = ray.remote(EngineActor)
+        self._remote = ray.remote(concurrency_groups={_CANCEL_GROUP: 1})(EngineActor)  # type: ignore[call-overload]  # ray's overloads omit it
+        self._batches = itertools.count()
         self._actor_options = {"num_cpus": 1, **(actor_options or {}), "max_restarts": 0}
         self._lock = threading.Lock()
         self._placements = self._plan(num_actors, workers_per_actor)
@@ -223,6 +266,7 @@ class RayExecutionPool:
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
+        cancelled: CancelCheck | None = None,
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the actors by work.
 
@@ -232,7 +276,7 @@ class RayExecutionPool:
         with self._lock:
             if not self.actors:
                 raise RuntimeError("this RayExecutionPool is closed")
-            return self._dispatch(list(programs), progress, stop_when, on_done)
+            return self._dispatch(list(programs), progress, stop_when, on_done, cancelled)
 
     def _dispatch(
         self,
@@ -240,6 +284,7 @@ class RayExecutionPool:
         progress: ProgressCallback | None,
         stop_when: StopPredicate | None,
         on_done: DoneCallback | None,
+        cancelled: CancelCheck | None,
     ) -> list[list[ExecutionResult]]:
         ray = self._ray
         weights = [work_of(p.input_count) for p in programs]
@@ -251,6 +296,9 @@ class RayExecutionPool:
         in_flight: dict[Any, tuple[int, int, Any]] = {}  # ref -> (chunk, slot, actor)
         # stored once, not pickled into every chunk's call: a verifier's predicate holds the batch's tests
         stop_ref = ray.put(stop_when) if stop_when is not None else None
+        batch = next(self._batches) if cancelled is not None else None
+        cancel_sent: set[int] = set()
+        next_check = time.monotonic() + CANCEL_POLL_S
         done = 0
 
         def finish(chunk: int, values: list[list[ExecutionResult]]) -> None:
@@ -273,8 +321,11 @@ class RayExecutionPool:
                     if not pending:
                         break
                     chunk = pending.popleft()
-                    batch = [programs[i] for i in chunks[chunk]]
-                    in_flight[actor.run.remote(batch, chunks[chunk], stop_ref)] = (chunk, slot, actor)
+                    work = [programs[i] for i in chunks[chunk]]
+                    skip = [i for i in chunks[chunk] if cancelled(i)] if cancelled is not None else []
+                    cancel_sent.update(skip)
+                    ref = actor.run.remote(work, chunks[chunk], stop_ref, batch, skip)
+                    in_flight[ref] = (chunk, slot, actor)
             if not in_flight:
                 # every actor is a replacement still waiting for a node: give up rather than hang
                 ready, _ = ray.wait(list(self._starting), num_returns=1, timeout=_PLACEMENT_TIMEOUT_S)
@@ -284,7 +335,15 @@ class RayExecutionPool:
                         f"{_PLACEMENT_TIMEOUT_S:g} s"
                     )
             else:
-                ready, _ = ray.wait([*in_flight, *self._starting], num_returns=1)
+                wait_s = max(0.0, next_check - time.monotonic()) if cancelled is not None else None
+                ready, _ = ray.wait([*in_flight, *self._starting], num_returns=1, timeout=wait_s)
+            if cancelled is not None and time.monotonic() >= next_check:
+                for chunk, _, actor in in_flight.values():
+                    newly = [i for i in chunks[chunk] if i not in cancel_sent and cancelled(i)]
+                    if newly:
+                        cancel_sent.update(newly)
+                        actor.cancel.options(concurrency_group=_CANCEL_GROUP).remote(batch, newly)
+                next_check = time.monotonic() + CANCEL_POLL_S
             for ref in ready:
                 if ref in self._starting:
                     slot = self._starting.pop(ref)

@@ -2,7 +2,8 @@
 
 A verdict describes the program, never the infrastructure, except ``worker_lost``: callers must
 count that one as an infrastructure fault and not score it as a model failure. ``not_run`` marks
-inputs skipped because the caller stopped the program early (``run_batch(stop_when=...)``).
+inputs skipped because the caller stopped the program early (``run_batch(stop_when=...)``, or
+``cancelled=...``: then with ``CANCELLED_ERROR``).
 """
 
 from __future__ import annotations
@@ -12,6 +13,9 @@ from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from nemo_code_rl.outcomes import Verdict
+
+# The error of the inputs a program's caller had it stopped before they ran (``not_run``).
+CANCELLED_ERROR = "not run: the caller stopped the program early"
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from typing import Any
 from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, wire
 from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.results import Verdict, WorkerJudge, judge_module
+from nemo_code_rl.engine.results import CANCELLED_ERROR, Verdict, WorkerJudge, judge_module
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096
@@ -149,8 +149,11 @@ class _Chain:
         self.control = control
         killed_for: Verdict | None = None
         control_open = True
+        watch_link = self.job["stream"] or self.job.get("cancellable", False)
+        # A cancellation may have come with the job, or during an earlier chain of it.
+        self.cancelled = watch_link and self.link.cancelled(self.job["id"])
         try:
-            while True:
+            while not self.cancelled:
                 done = self.index >= self.stop
                 if self.violation:
                     self._kill(pidfd)
@@ -163,7 +166,7 @@ class _Chain:
                     self._kill(pidfd)
                     break
                 watch = [pidfd] + [control] * control_open
-                if self.job["stream"]:
+                if watch_link:
                     watch.append(self.link.fd)
                 quiet_until = self.started + _QUIET_START_S
                 if done or time.monotonic() >= quiet_until:
@@ -492,6 +495,9 @@ class _PoolLink:
                 frame = self._frames.pop(0)
                 if "cancel" not in frame:
                     self._cancelled.clear()
+                    # what follows the job in this read can only be its own cancellation
+                    self._cancelled.update(f["cancel"] for f in self._frames if "cancel" in f)
+                    self._frames = [f for f in self._frames if "cancel" not in f]
                     return frame
             chunk = os.read(self.fd, 1 << 20)
             if not chunk:
@@ -570,9 +576,7 @@ def _execute(job: dict, link: _PoolLink, judge: WorkerJudge | None) -> list[dict
                     index = chain.run()
                     results.update(chain.results)
                     if chain.cancelled:
-                        not_run = _result(
-                            Verdict.NOT_RUN, error="not run: the caller stopped the program early"
-                        )
+                        not_run = _result(Verdict.NOT_RUN, error=CANCELLED_ERROR)
                         return [results.get(i, not_run) for i in range(count)]
                     if job["limits"].stop_after_timeout and _timed_out(results.get(index - 1)):
                         not_run = _result(Verdict.NOT_RUN, error="not run: an earlier input timed out")

@@ -17,8 +17,8 @@ from nemo_code_rl.gym_server.app import create_app
 from nemo_code_rl.gym_server.models import ServerOptions, config_error_line
 
 DEFAULT_CONFIG = Path(__file__).parent / "configs" / "nemo_code_rl_code_gen.yaml"
-# On SIGTERM, requests still open after this long are cancelled: their programs stop at the end of
-# the test they are running, and the sandbox workers are stopped.
+# On SIGTERM, requests still open after this long are cancelled: their programs are stopped while
+# they run (mid-test), and the sandbox workers are stopped.
 GRACEFUL_SHUTDOWN_S = 5
 
 

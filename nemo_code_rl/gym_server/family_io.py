@@ -146,10 +146,8 @@ class ArcGym:
     def verify(
         self, verifier: ArcVerifier, jobs: Sequence[Any], cancelled: Callable[[int], bool]
     ) -> list[ArcVerification]:
-        """``cancelled`` is not asked: the engine decides to stop a program only as one of its
-        inputs ends, and an ARC program is one input (every grid in one run), so a gone client's
-        program runs to its end or its time limit."""
-        return verifier.verify_batch(jobs)
+        """A gone client's program is stopped while it runs (every grid is one run), or never started."""
+        return verifier.verify_batch(jobs, cancelled=cancelled)
 
     def details(self, request: Mapping[str, Any], verification: ArcVerification) -> dict[str, Any]:
         """ARC's result fields; ``passed`` is null for an infrastructure fault (nothing was judged),

@@ -77,9 +77,9 @@ class VerificationService:
     async def verify(self, request: Mapping[str, Any], gone: threading.Event | None = None) -> dict[str, Any]:
         """The fields ``/verify`` adds to ``request`` (a validated verify request, as JSON data).
 
-        ``gone`` is set when the client has gone: the request's program is then stopped at the
-        end of the test it is running (its remaining tests are not run), and so is every open
-        request's when the service closes.
+        ``gone`` is set when the client has gone: the request's program is then stopped while it
+        runs, mid-test, or never started (its tests not run are ``not_run``; the backend's
+        ``run_batch(cancelled=...)``), and so is every open request's when the service closes.
 
         Raises ``ProblemFormatError`` when the row's tests (or task) cannot be read, and
         ``VerificationUnavailable`` when the engine failed the call twice or too many recent rows

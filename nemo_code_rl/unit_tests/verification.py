@@ -392,9 +392,10 @@ class Verifier:
         as the policy sharpens), and a repeat gets its first occurrence's verdicts, with no
         sandbox time of its own. ``on_verified(index, verification)`` is called once per pair
         as soon as its verdicts are known (as each program finishes, so a caller can stream
-        them), before the whole batch returns. ``cancelled(index)`` is asked as each test of the
-        pair's program ends; once it (and that of every repeat of the answer) says True, the
-        program is stopped and its remaining tests are ``not_run`` (whoever asked has gone).
+        them), before the whole batch returns. ``cancelled(index)`` is asked before the pair's
+        program starts and while it runs (the backend's ``run_batch(cancelled=...)``); once it
+        (and that of every repeat of the answer) says True, the program is never started, or
+        stopped mid-test, and its tests not run are ``not_run`` (whoever asked has gone).
         """
         self._keys.clear()
         self._limits_made.clear()
@@ -509,8 +510,6 @@ class Verifier:
             if job.verification is not None:  # decided already (a result that came after the stop)
                 return True
             stop = first_failure is not None and first_failure(program, position, result)
-            if dropped is not None and dropped(job):
-                return True
             if finished is not None and job.problem.id not in self.config.checkers:
                 seen[program][position] = result
                 ends = stop or (skip_after_timeout and result.verdict is Verdict.TIMEOUT)
@@ -526,18 +525,17 @@ class Verifier:
                 finished(job, self._verification(job))
 
         # Each test's result comes to this process (``stop_when``) only where a decision is taken
-        # here on it: early exit while results stream, or a cancellation. Otherwise a program's
-        # results come once, when it ends (``on_done``): a tenth of the messages for ten tests.
-        # The Ray backend asks ``stop_when`` in its actors (the picklable early-exit check alone):
-        # there a cancelled job runs to its end.
-        per_test = self.pool.asks_stop_when_here and (
-            dropped is not None or (finished is not None and first_failure is not None)
-        )
+        # here on it: early exit while results stream. Otherwise a program's results come once,
+        # when it ends (``on_done``): a tenth of the messages for ten tests. The Ray backend asks
+        # ``stop_when`` in its actors (the picklable early-exit check alone). A cancellation is
+        # the backend's ``cancelled``, asked here while programs run, whatever the backend.
+        per_test = self.pool.asks_stop_when_here and finished is not None and first_failure is not None
         results = self.pool.run_batch(
             batch,
             progress=progress,
             stop_when=on_input if per_test else first_failure,
             on_done=on_done if finished is not None and not per_test else None,
+            cancelled=(lambda program: dropped(jobs[program])) if dropped is not None else None,
         )
         for job, outcome in zip(jobs, results, strict=True):
             if job.results is not outcome:  # not settled by on_done

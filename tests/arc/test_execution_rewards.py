@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
+
 import pytest
 
 from nemo_code_rl.arc.driver import RESULT_MARKER
 from nemo_code_rl.arc.task import ArcTask
 from nemo_code_rl.arc.verifier import ArcVerification, ArcVerifier, ArcVerifierConfig
+from nemo_code_rl.engine.results import CANCELLED_ERROR
+from nemo_code_rl.outcomes import Verdict
 
 from .conftest import VERIFIER_CONFIG
 from .programs import CORRECT_PROGRAMS, completion
@@ -245,3 +249,22 @@ def test_unknown_test_outputs_leave_passed_unknown(verifier, arc1) -> None:
     assert result.reward == 10.0 and result.passed is None
     assert result.predictions == [task.test[0].output]
     assert result.outcome().test_correct_grids is None
+
+
+def test_cancelled_programs_are_stopped_mid_run_or_never_started(arc1) -> None:
+    """Every grid runs in one input: ``cancelled`` stops a looping ``transform`` while it runs (a
+    60 s limit per grid would otherwise time it out) and keeps a waiting one from starting."""
+    config = ArcVerifierConfig.from_dict({**VERIFIER_CONFIG, "execution": {"timeout_s": 60}})
+    task = arc1[ROT180]
+    looping = completion("def transform(grid):\n    while True:\n        pass")
+    right = completion(CORRECT_PROGRAMS[ROT180])
+    with ArcVerifier(config, workers=1) as verifier:
+        started = time.monotonic()  # the loop has started well before; far below its limit
+        stopped, waiting, kept = verifier.verify_batch(
+            [(task, looping), (task, right), (task, right + "\n")],
+            cancelled=lambda index: index == 1 or (index == 0 and time.monotonic() - started > 3),
+        )
+    for result in (stopped, waiting):
+        assert (result.verdict, result.message) == (Verdict.NOT_RUN, CANCELLED_ERROR)
+        assert [j.verdict for j in (*result.train, *result.test)] == [Verdict.NOT_RUN] * 5
+    assert kept.passed is True

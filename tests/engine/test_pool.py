@@ -5,12 +5,14 @@ import platform
 import shutil
 import subprocess
 import sys
+import time
 
 import pytest
 
 from nemo_code_rl import ExecutionPool, IsolationUnavailable, Program, Verdict
+from tests.cancellation import check_cancelled_programs
 
-from .conftest import kill_workers_later
+from .conftest import kill_workers_later, processes_with_uids
 from .seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -45,6 +47,19 @@ def test_each_program_is_handed_to_on_done_once_as_it_finishes(pool):
     assert sorted(done) == [(i, [r.stdout for r in per_program]) for i, per_program in enumerate(results)]
     # each program reaches on_done before progress counts it
     assert progress == [x for n in range(1, 13) for x in (n, -n)]
+
+
+def test_cancelled_programs_stop_mid_input_or_never_start(pool):
+    """The caller's ``cancelled`` check stops a program while it runs (not at the end of an input):
+    its worker is kept (never replaced) and no process of the program is left."""
+    workers = pool.worker_pids
+    check_cancelled_programs(pool)
+    assert pool.worker_pids == workers
+    deadline = time.monotonic() + 30  # a generous bound on the template's sweep, not a timing
+    while processes_with_uids(pool.sandbox_uids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with_uids(pool.sandbox_uids) == []
+    assert pool.run(Program("print(input())", ["after"]))[0].stdout == "after\n"
 
 
 def test_a_killed_worker_is_replaced_and_its_program_retried():

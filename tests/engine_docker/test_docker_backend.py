@@ -15,6 +15,7 @@ from nemo_code_rl import Program, Verdict
 from nemo_code_rl.engine.docker_pool import DockerExecutionPool, DockerUnavailable
 
 from .. import isolation_probes as probes
+from ..cancellation import check_cancelled_programs
 from ..isolation_probes import stdout_of
 from .conftest import IMAGE, TEST_LIMITS
 
@@ -28,6 +29,12 @@ def test_results_in_order_from_warm_containers(docker_pool):
     ]
     assert docker_pool.run(Program("import numpy\nprint(numpy.arange(4).sum())"))[0].stdout == "6\n"
     assert docker_pool.container_ids == before, "containers are reused, never started per execution"
+
+
+def test_cancelled_programs_stop_mid_input_or_never_start(docker_pool):
+    containers = docker_pool.container_ids
+    check_cancelled_programs(docker_pool)
+    assert docker_pool.container_ids == containers  # the cancelled program's container was kept
 
 
 def test_container_settings(docker_pool, client):

@@ -9,6 +9,7 @@ from nemo_code_rl import Program, Verdict
 from nemo_code_rl.engine.balance import split_by_work
 from nemo_code_rl.engine.ray_pool import RayExecutionPool
 
+from ..cancellation import check_cancelled_programs
 from .conftest import ACTOR_OPTIONS, TEST_LIMITS
 
 DOUBLE = "print(int(input()) * 2)"
@@ -64,6 +65,12 @@ def test_progress_and_stop_when_use_the_callers_program_indices(ray_pool):
     assert stopped[:3] == [Verdict.OK] * 3 and stopped.count(Verdict.NOT_RUN) >= 10
     assert [r.stdout for r in results[0]] == [r.stdout for r in results[2]] == [f"{i}\n" for i in range(20)]
     assert seen[-1] == (3, 3)
+
+
+def test_cancelled_programs_stop_mid_input_or_never_start(ray_pool):
+    """The caller's check stays in the caller: the pool passes what it cancels to the actors."""
+    check_cancelled_programs(ray_pool)
+    assert ray_pool.replaced_actors == 0
 
 
 def test_killing_actors_mid_batch_still_returns_every_result(ray_cluster):

@@ -15,7 +15,10 @@ from nemo_code_rl.gym_server import ServerOptions
 from tests.arc.programs import TILE_00576224, completion
 
 from . import responses_answer
-from .test_server_process import start_server  # noqa: F401  # the fixture that starts servers
+from .test_server_process import (
+    disconnect_mid_program,
+    start_server,  # noqa: F401  # the fixture that starts servers
+)
 
 WRONG = "def transform(grid):\n    return grid\n"
 
@@ -79,6 +82,16 @@ def test_arc_task_metrics_count_right_test_grids_not_positive_rewards(arc_server
     assert metrics["pass@1[avg-of-2]/accuracy"] == 50.0 and metrics["pass@2/accuracy"] == 100.0
     assert metrics["majority@2/accuracy"] == 50.0 and metrics["pass@1[avg-of-2]/no_answer"] == 0.0
     assert metrics["arc/train_pass_rate"] == 0.5 and metrics["arc/tasks"] == 1.0
+
+
+def test_a_looping_transform_is_stopped_when_its_client_has_gone(start_server, arc_row):  # noqa: F811
+    """Every grid runs in one input: a looping ``transform`` whose client hangs up is stopped
+    mid-run, long before its limit (60 s a grid), and its worker serves the next request."""
+    url = start_server(f"family: {ARC.name}\nnum_processes: 1\nverifier:\n  execution:\n    timeout_s: 60")
+    looping = "def transform(grid):\n    while True:\n        pass\n"
+    disconnect_mid_program(url, {**arc_row, "response": responses_answer(completion(looping))})
+    answer = _verify(url, arc_row, TILE_00576224)
+    assert answer.status_code == 200 and answer.json()["passed"] is True, answer.text
 
 
 def test_the_family_key_is_checked():

@@ -5,6 +5,7 @@ environment may name)."""
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 import subprocess
 import sys
@@ -19,6 +20,8 @@ import pytest
 from . import CHECKED_PROBLEMS, CHECKERS_DIR, recorded_rollouts, stdio_request
 
 START_TIMEOUT_S = 60.0
+# The server process behind each URL that ``start_server`` started.
+SERVER_PROCESSES: dict[str, subprocess.Popen] = {}
 
 
 def _free_port() -> int:
@@ -57,6 +60,7 @@ def start_server(tmp_path_factory) -> Iterator:
         )
         started.append((process, log))
         url = f"http://127.0.0.1:{port}"
+        SERVER_PROCESSES[url] = process
         deadline = time.monotonic() + START_TIMEOUT_S
         while time.monotonic() < deadline:
             if process.poll() is not None:
@@ -189,6 +193,45 @@ def test_a_request_whose_client_has_gone_stops_its_program(start_server):
     with httpx.Client(base_url=url, timeout=2, trust_env=False) as client:  # noqa: SIM117 - the server must be up before the client starts
         with pytest.raises(httpx.ReadTimeout):
             client.post("/verify", json=_slow_request(120))
+    with httpx.Client(base_url=url, timeout=30, trust_env=False) as client:
+        answer = client.post("/verify", json=stdio_request("print(input())", ["7\n"], ["7"]))
+    assert answer.status_code == 200 and answer.json()["reward"] == 1.0
+
+
+LOOPING_ANSWER = "while True:\n    pass"
+# A bound on how long a cancellation may take, well below the 60 s limit it must beat; not a timing.
+CANCEL_BOUND_S = 30.0
+
+
+def disconnect_mid_program(url: str, request: dict) -> None:
+    """Post ``request`` to ``/verify``, wait for its program to run, then hang up; assert that the
+    program is gone long before its time limit and that the server's workers are all kept (none
+    was replaced: the program was cancelled, not its worker killed)."""
+    server = SERVER_PROCESSES[url].pid
+    standing = _descendants(server)  # the workers and their templates, idle
+    body = json.dumps(request).encode()
+    host, port = url.removeprefix("http://").split(":")
+    head = f"POST /verify HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
+    with socket.create_connection((host, int(port))) as client:
+        client.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        program = _wait_for(lambda: {pid for pid in _descendants(server) - standing if _alive(pid)})
+    _wait_for(lambda: not any(_alive(pid) for pid in program))
+    assert all(_alive(pid) for pid in standing)
+
+
+def _wait_for(condition):
+    deadline = time.monotonic() + CANCEL_BOUND_S
+    while not (found := condition()):
+        assert time.monotonic() < deadline, f"not within {CANCEL_BOUND_S:g} s"
+        time.sleep(0.05)
+    return found
+
+
+def test_a_looping_program_is_stopped_mid_test_when_its_client_has_gone(start_server):
+    """With a 60 s limit per test, a looping answer whose client hangs up is stopped while it runs
+    its first test (not at that test's end), and its worker serves the next request."""
+    url = start_server("num_processes: 1\nunit_test_timeout_secs: 60")
+    disconnect_mid_program(url, stdio_request(LOOPING_ANSWER, ["1\n", "2\n"], ["1", "2"]))
     with httpx.Client(base_url=url, timeout=30, trust_env=False) as client:
         answer = client.post("/verify", json=stdio_request("print(input())", ["7\n"], ["7"]))
     assert answer.status_code == 200 and answer.json()["reward"] == 1.0
