@@ -24,6 +24,7 @@ from pathlib import Path
 
 import httpx
 
+from nemo_code_rl.benchmarking.process_tree import alive, descendants
 from nemo_code_rl.engine import ExecutionPool, Program
 
 _CONFIG = (
@@ -45,30 +46,6 @@ _LOOPING = {
 }
 
 
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] != "Z"
-    except OSError:
-        return False
-
-
 def latency(repeats: int, running_s: float) -> list[float]:
     """Seconds from each hang-up to the end of the looping program's processes."""
     with socket.socket() as probe:
@@ -85,7 +62,7 @@ def latency(repeats: int, running_s: float) -> list[float]:
                     break
             except httpx.TransportError:
                 time.sleep(0.1)
-        standing = _descendants(server.pid)
+        standing = descendants(server.pid)
         body = json.dumps(_LOOPING).encode()
         head = "POST /verify HTTP/1.1\r\nHost: bench\r\nContent-Type: application/json\r\n"
         head += f"Content-Length: {len(body)}\r\n\r\n"
@@ -93,11 +70,11 @@ def latency(repeats: int, running_s: float) -> list[float]:
         for _ in range(repeats):
             with socket.create_connection(("127.0.0.1", port)) as client:
                 client.sendall(head.encode() + body)
-                while not (program := {p for p in _descendants(server.pid) - standing if _alive(p)}):
+                while not (program := {p for p in descendants(server.pid) - standing if alive(p)}):
                     time.sleep(0.01)
                 time.sleep(running_s)
                 hung_up = time.monotonic()
-            while any(_alive(pid) for pid in program):
+            while any(alive(pid) for pid in program):
                 time.sleep(0.005)
             seconds.append(time.monotonic() - hung_up)
         return seconds

@@ -17,6 +17,8 @@ from typing import IO
 import httpx
 import pytest
 
+from nemo_code_rl.benchmarking.process_tree import alive, descendants
+
 from . import CHECKED_PROBLEMS, CHECKERS_DIR, recorded_rollouts, stdio_request
 
 START_TIMEOUT_S = 60.0
@@ -208,15 +210,15 @@ def disconnect_mid_program(url: str, request: dict) -> None:
     program is gone long before its time limit and that the server's workers are all kept (none
     was replaced: the program was cancelled, not its worker killed)."""
     server = SERVER_PROCESSES[url].pid
-    standing = _descendants(server)  # the workers and their templates, idle
+    standing = descendants(server)  # the workers and their templates, idle
     body = json.dumps(request).encode()
     host, port = url.removeprefix("http://").split(":")
     head = f"POST /verify HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
     with socket.create_connection((host, int(port))) as client:
         client.sendall(f"{head}Content-Length: {len(body)}\r\n\r\n".encode() + body)
-        program = _wait_for(lambda: {pid for pid in _descendants(server) - standing if _alive(pid)})
-    _wait_for(lambda: not any(_alive(pid) for pid in program))
-    assert all(_alive(pid) for pid in standing)
+        program = _wait_for(lambda: {pid for pid in descendants(server) - standing if alive(pid)})
+    _wait_for(lambda: not any(alive(pid) for pid in program))
+    assert all(alive(pid) for pid in standing)
 
 
 def _wait_for(condition):
@@ -235,31 +237,6 @@ def test_a_looping_program_is_stopped_mid_test_when_its_client_has_gone(start_se
     with httpx.Client(base_url=url, timeout=30, trust_env=False) as client:
         answer = client.post("/verify", json=stdio_request("print(input())", ["7\n"], ["7"]))
     assert answer.status_code == 200 and answer.json()["reward"] == 1.0
-
-
-def _descendants(pid: int) -> set[int]:
-    children: dict[int, list[int]] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
-            except OSError:
-                continue
-            children.setdefault(int(fields[1]), []).append(int(entry.name))
-    found, todo = set(), [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            found.add(child)
-            todo.append(child)
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return False
-    return state != "Z"
 
 
 def test_sigterm_stops_the_server_and_its_sandbox_workers_mid_request(tmp_path):
@@ -293,14 +270,14 @@ def test_sigterm_stops_the_server_and_its_sandbox_workers_mid_request(tmp_path):
         client = threading.Thread(target=post, daemon=True)
         client.start()
         time.sleep(2)  # let the program start
-        spawned = _descendants(server.pid)
+        spawned = descendants(server.pid)
         assert len(spawned) >= 2  # the workers, their templates and the running program
         server.send_signal(signal.SIGTERM)
         assert server.wait(timeout=30) is not None  # the request alone needs a minute
         deadline = time.monotonic() + 10
-        while time.monotonic() < deadline and any(_alive(pid) for pid in spawned):
+        while time.monotonic() < deadline and any(alive(pid) for pid in spawned):
             time.sleep(0.1)
-        assert not [pid for pid in spawned if _alive(pid)], (tmp_path / "server.log").read_text()
+        assert not [pid for pid in spawned if alive(pid)], (tmp_path / "server.log").read_text()
         client.join(timeout=30)
     finally:
         if server.poll() is None:
