@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, get_args
+from typing import get_args
 
 from nemo_code_rl import backend_start, results_files
 from nemo_code_rl.arc import cli as arc_cli
@@ -157,7 +159,6 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from nemo_code_rl.progress import progress_bar
     from nemo_code_rl.unit_tests.default_job import default_job
 
     if (args.problems is None) != (args.completions is None):
@@ -201,35 +202,23 @@ def _score(args: argparse.Namespace) -> int:
         _check_inputs(args, problems, problem_errors, completions)
         config = _verifier_config(args)
         cache = TimeLimitCache(args.time_limit_cache or default_cache_path()) if args.calibrate else None
-        results = results_files.ResultsFile(
-            output, completions, resume=args.resume
-        )  # fails now if unwritable
+        # fails now, before judging, if the output cannot be written
+        results = results_files.ResultsFile(output, completions, resume=args.resume)
     except BaseException:
         backend_start.close_when_started(starting)
         raise
-    update, close = progress_bar("scoring", enabled=not args.quiet)
 
-    def judge() -> list[dict[str, Any]]:
+    @contextmanager
+    def open_verifier() -> Iterator[Verifier]:
         with starting.result() as backend, Verifier(config, pool=backend, time_limits=cache) as verifier:
-            return scoring.score(
-                problems,
-                completions,
-                verifier,
-                progress=update,
-                problem_errors=problem_errors,
-                on_row=results.append,
-                done=results.done,
-            )
+            yield verifier
 
-    try:
-        scored = results.collect(judge, "score")
-    finally:
-        close()
-    if scored is None:
+    judged = scoring.score_to_file(
+        results, open_verifier, problems, completions, "score", args.quiet, problem_errors
+    )
+    if judged is None:
         return results_files.INTERRUPTED
-    warnings = results_files.input_warnings(completions, [row["status"] for row in scored], problem_errors)
-    for warning in warnings:
-        print(f"nemo-code-rl score: warning: {warning}", file=sys.stderr)
+    scored, warnings = judged
     summary = scoring.summarize(scored)
     print(scoring.format_summary(summary))
     print(f"results: {output}")

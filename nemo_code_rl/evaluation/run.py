@@ -181,29 +181,16 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     completions = results_files.read_completions(completions_path)
     output = run.output / RESULTS
     results = results_files.ResultsFile(output, completions, resume=run.resume)
-    update, close = progress_bar("scoring", enabled=not run.quiet)
 
-    def judge() -> list[dict[str, Any]]:
-        with Verifier(
-            VerifierConfig(), backend=run.backend, workers=run.workers, isolation=run.isolation
-        ) as verifier:
-            return scoring.score(
-                problem_set.problems,
-                completions,
-                verifier,
-                progress=update,
-                on_row=results.append,
-                done=results.done,
-            )
+    def open_verifier() -> Verifier:
+        return Verifier(VerifierConfig(), backend=run.backend, workers=run.workers, isolation=run.isolation)
 
-    try:
-        rows = results.collect(judge, "eval")
-    finally:
-        close()
-    if rows is None:
+    judged = scoring.score_to_file(
+        results, open_verifier, problem_set.problems, completions, "eval", run.quiet
+    )
+    if judged is None:
         return INTERRUPTED
-    for warning in results_files.input_warnings(completions, [row["status"] for row in rows]):
-        sys.stderr.write(f"nemo-code-rl eval: warning: {warning}\n")
+    rows, _ = judged
     finish_reasons = [row["finish_reason"] for row in _read_rows(completions_path)]
     summary = eval_summary(rows, problem_set.groups, run.ks, finish_reasons)
     table = format_table(summary)

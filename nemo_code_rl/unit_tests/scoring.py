@@ -9,17 +9,60 @@ counted apart and reported (``input_warnings``), so nothing is dropped and nothi
 
 from __future__ import annotations
 
+import sys
 from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from nemo_code_rl.outcomes import AttemptStatus
 from nemo_code_rl.passk import pass_at_k_table
-from nemo_code_rl.results_files import Completion, unjudged_row
+from nemo_code_rl.progress import progress_bar
+from nemo_code_rl.results_files import Completion, ResultsFile, input_warnings, unjudged_row
 from nemo_code_rl.rows import RowError
 from nemo_code_rl.unit_tests.problems import Problem
 from nemo_code_rl.unit_tests.rewards import REWARD_VERSION
 from nemo_code_rl.unit_tests.verification import Verification, Verifier
+
+
+def score_to_file(
+    results: ResultsFile,
+    open_verifier: Callable[[], AbstractContextManager[Verifier]],
+    problems: Sequence[Problem],
+    completions: Sequence[Completion],
+    command: str,
+    quiet: bool = False,
+    problem_errors: Sequence[RowError] = (),
+) -> tuple[list[dict[str, Any]], list[str]] | None:
+    """``score`` into ``results`` as the ``score`` and ``eval`` commands do: each row appended as
+    its program finishes (rows already there are kept, not judged again), a progress bar, then
+    the input warnings printed as ``command``'s. The rows and those warnings; ``None`` after
+    Ctrl-C (``ResultsFile.collect`` has told the user). ``open_verifier()`` is entered only here,
+    so a backend still starting is waited for as late as possible."""
+    update, close = progress_bar("scoring", enabled=not quiet)
+
+    def judge() -> list[dict[str, Any]]:
+        with open_verifier() as verifier:
+            return score(
+                problems,
+                completions,
+                verifier,
+                progress=update,
+                problem_errors=problem_errors,
+                on_row=results.append,
+                done=results.done,
+            )
+
+    try:
+        rows = results.collect(judge, command)
+    finally:
+        close()
+    if rows is None:
+        return None
+    warnings = input_warnings(completions, [row["status"] for row in rows], problem_errors)
+    for warning in warnings:
+        sys.stderr.write(f"nemo-code-rl {command}: warning: {warning}\n")
+    return rows, warnings
 
 
 def score(
