@@ -149,7 +149,7 @@ class _Chain:
         self.control = control
         killed_for: Verdict | None = None
         control_open = True
-        watch_link = self.job["stream"] or self.job.get("cancellable", False)
+        watch_link = self.job["stream"] or self.job["cancellable"]
         # A cancellation may have come with the job, or during an earlier chain of it.
         self.cancelled = watch_link and self.link.cancelled(self.job["id"])
         try:
@@ -625,6 +625,7 @@ def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dic
         "payload": binary,
         "exec": {"mode": "compile", "argv": settings.command()},
         "stream": False,
+        "cancellable": False,  # a cancelled program is stopped as its first run starts
         "strict": True,
     }
     try:
