@@ -474,13 +474,6 @@ class _ProcessSpawner:
         return _Worker(index, settings, cgroup)
 
 
-_VERDICTS = {verdict.value: verdict for verdict in Verdict}
-
-
-def _to_result(data: dict) -> ExecutionResult:
-    return ExecutionResult(**{**data, "verdict": _VERDICTS[data["verdict"]]})
-
-
 class _Dispatch:
     """One batch spread over a pool's workers: which worker runs which program, and its deadline.
 
@@ -589,11 +582,11 @@ class _Dispatch:
                 continue
             if "partial" in frame:
                 assert self.stop_when is not None, "workers stream partial results only when asked to"
-                if self.stop_when(running, frame["partial"], _to_result(frame["result"])):
+                if self.stop_when(running, frame["partial"], frame["result"]):
                     worker.cancel(running)
                 continue
             del self.running[worker], self.deadlines[worker]
-            self._finish(running, [_to_result(r) for r in frame["results"]])
+            self._finish(running, frame["results"])
 
     def _finish(self, job: int, value: list[ExecutionResult]) -> None:
         self.results[job] = value

@@ -75,6 +75,19 @@ class ExecutionResult:
         return data
 
 
+_VERDICTS = {verdict.value: verdict for verdict in Verdict}
+
+
+def result_from_fields(fields: Mapping[str, Any]) -> ExecutionResult:
+    """A worker's result dict (its verdict as a value) as the ``ExecutionResult`` a pool returns.
+
+    The worker builds these before it sends them: the pool's one process, which routes every
+    program of every worker, then unpickles finished objects instead of converting each input's
+    dict, which was a third of its CPU per program.
+    """
+    return ExecutionResult(**{**fields, "verdict": _VERDICTS[fields["verdict"]]})
+
+
 class WorkerJudge(Protocol):
     """A family's judge, run by each worker's supervisor (``Program.judge`` names its module).
 

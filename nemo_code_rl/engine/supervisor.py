@@ -31,7 +31,13 @@ from typing import Any
 from nemo_code_rl.engine import cgroups, compiling, runner, sandbox, template, wire
 from nemo_code_rl.engine.languages import CompileSettings
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.results import CANCELLED_ERROR, Verdict, WorkerJudge, judge_module
+from nemo_code_rl.engine.results import (
+    CANCELLED_ERROR,
+    Verdict,
+    WorkerJudge,
+    judge_module,
+    result_from_fields,
+)
 
 _READ_CHUNK = 1 << 16
 _CONTROL_MESSAGE_MAX = 4096
@@ -340,7 +346,8 @@ class _Chain:
         )
         self.results[self.index] = result if self.judge is None else self.judge.judged(self.index, result)
         if self.job["stream"]:
-            self.link.send({"id": self.job["id"], "partial": self.index, "result": self.results[self.index]})
+            partial = result_from_fields(self.results[self.index])
+            self.link.send({"id": self.job["id"], "partial": self.index, "result": partial})
 
     def _close_streams(self) -> None:
         for fd in self.streams:
@@ -657,6 +664,6 @@ def serve(
         job = link.next_job()
         if job is None:
             return
-        link.send({"id": job["id"], "results": execute(job, link)})
+        link.send({"id": job["id"], "results": [result_from_fields(r) for r in execute(job, link)]})
         if not link.template.cleaned():  # the results stand; the pool replaces this worker
             return

@@ -485,10 +485,12 @@ class Verifier:
         finished: Callable[[_Job, Verification], None] | None,
         dropped: Callable[[_Job], bool] | None = None,
     ) -> None:
-        """Run the jobs' programs and judge them. With ``finished``, each job whose verdicts are
-        known from the results streamed so far (every test in, or the program stopped) is passed
-        to it at once; the others (special judges pending, a program that never ran) when the
-        batch is over, by the caller."""
+        """Run the jobs' programs and judge them. Each program is judged as its results arrive,
+        while the others still run, so the batch ends with little left to do in this process.
+        With ``finished``, each job whose verdicts are known from the results streamed so far
+        (every test in, or the program stopped) is passed to it at once; without it, such a job
+        has its ``verification`` set. The others (special judges pending, a program that never
+        ran) are the caller's when the batch is over."""
         batch = [
             programs.build_program(
                 j.problem,
@@ -518,11 +520,15 @@ class Verifier:
             return stop
 
         def on_done(program: int, per_test: list[ExecutionResult]) -> None:
-            assert finished is not None, "on_done is passed only with finished"
             job = jobs[program]
             self._settle(job, per_test)
-            if job.problem.id not in self.config.checkers:
-                finished(job, self._verification(job))
+            if job.problem.id in self.config.checkers:
+                return
+            verification = self._verification(job)
+            if finished is not None:
+                finished(job, verification)
+            else:
+                job.verification = verification
 
         # Each test's result comes to this process (``stop_when``) only where a decision is taken
         # here on it: early exit while results stream. Otherwise a program's results come once,
@@ -534,7 +540,7 @@ class Verifier:
             batch,
             progress=progress,
             stop_when=on_input if per_test else first_failure,
-            on_done=on_done if finished is not None and not per_test else None,
+            on_done=None if per_test else on_done,
             cancelled=(lambda program: dropped(jobs[program])) if dropped is not None else None,
         )
         for job, outcome in zip(jobs, results, strict=True):
