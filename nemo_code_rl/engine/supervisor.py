@@ -599,12 +599,17 @@ def _execute(job: dict, link: _PoolLink, judge: WorkerJudge | None) -> list[dict
 
 def _prepare_compiled(job: dict, link: _PoolLink) -> dict | None:
     """Make ``job`` run a compiled binary: one fresh process per input, each input on stdin from
-    a memfd of its own. Returns the result every input gets when the source does not compile."""
+    a memfd of its own. Returns the result every input gets when the source does not compile, or
+    when the program was cancelled while it compiled: a cancelled compile is never cached, so the
+    same source compiles normally next time."""
     settings: CompileSettings = job["compile"]
-    built = link.binaries.get(compiling.cache_key(job["source"], settings))
+    key = compiling.cache_key(job["source"], settings)
+    built = link.binaries.get(key)
     if built is None:
         built = _compile(job, settings, link)
-        link.binaries.put(compiling.cache_key(job["source"], settings), built)
+        if built is None:
+            return _result(Verdict.NOT_RUN, error=CANCELLED_ERROR)
+        link.binaries.put(key, built)
     if isinstance(built, dict):
         return built
     job["payload"] = os.dup(built)
@@ -615,11 +620,12 @@ def _prepare_compiled(job: dict, link: _PoolLink) -> dict | None:
     return None
 
 
-def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dict:
+def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dict | None:
     """Compile ``job``'s source in a sandboxed child, under the compiler's own limits.
 
     Returns the sealed memfd holding the binary (no file system holds it, so no program can
-    reach it), or the ``compile_error`` result with the compiler's first lines.
+    reach it), or the ``compile_error`` result with the compiler's first lines, or ``None`` when
+    the program was cancelled during the compile (its compiler is then killed, like a program).
     """
     if len(job["source"]) > runner.MAX_SOURCE_CHARS:
         return _result(Verdict.COMPILE_ERROR, exit_code=1, error="program too large to compile")
@@ -632,7 +638,7 @@ def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dic
         "payload": binary,
         "exec": {"mode": "compile", "argv": settings.command()},
         "stream": False,
-        "cancellable": False,  # a cancelled program is stopped as its first run starts
+        "cancellable": job["cancellable"],
         "strict": True,
     }
     try:
@@ -641,6 +647,9 @@ def _compile(job: dict, settings: CompileSettings, link: _PoolLink) -> int | dic
     finally:
         link.template.clean()
         os.close(source)
+    if chain.cancelled:
+        os.close(binary)
+        return None
     result = chain.results[0]
     if result["verdict"] == Verdict.OK.value and os.fstat(binary).st_size > 0:
         compiling.seal(binary)

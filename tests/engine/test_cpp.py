@@ -11,12 +11,34 @@ import uuid
 import pytest
 
 from nemo_code_rl import ExecutionPool, Program, Verdict
+from nemo_code_rl.benchmarking.process_tree import alive, descendants
 from nemo_code_rl.engine.languages import CompileSettings, Language
+from nemo_code_rl.engine.results import CANCELLED_ERROR
 
 from ..cpp_probes import assert_cpp_contained, assert_cpp_verdicts, hostile, run_hostile, scan_input
 from .conftest import TEST_LIMITS
 
 pytestmark = pytest.mark.skipif(shutil.which("g++") is None, reason="these tests need g++ on the host")
+
+# Seconds of compilation: GCC's constexpr evaluator takes each constant's million steps one by one
+# (each stays under its limit of 2**25 operations per constant expression). It prints x + 552.
+SLOW_TO_COMPILE = r"""
+constexpr unsigned long churn(unsigned long seed) {
+  unsigned long x = seed;
+  for (int r = 0; r < 10; ++r)
+    for (unsigned long i = 0; i < 100000; ++i) x = x * 6364136223846793005UL + i;
+  return x;
+}
+constexpr unsigned long A = churn(1), B = churn(2), C = churn(3);
+#include <cstdio>
+int main() {
+  unsigned long x;
+  if (std::scanf("%lu", &x) != 1) return 1;
+  std::printf("%lu\n", (x + (A ^ B ^ C) % 1000) % 1000);
+}
+"""
+# Far more time than the compile needs, even on a loaded machine: no run of it ends on the limit.
+SLOW_SETTINGS = CompileSettings(timeout_s=120)
 
 
 @pytest.fixture(scope="module")
@@ -143,3 +165,55 @@ def test_bad_language_and_settings_are_clear_errors():
     with pytest.raises(ValueError, match="standard"):
         CompileSettings(standard="c++17; rm -rf /")
     assert Program("x", language="cpp").language is Language.CPP and Program("x").compile_settings is None
+
+
+def _compilers() -> list[int]:
+    """The compilers (``cc1plus``) running below this test's process: those of its pool's workers."""
+    running = []
+    for pid in descendants(os.getpid()):
+        try:
+            with open(f"/proc/{pid}/comm") as comm:
+                if comm.read().strip() == "cc1plus" and alive(pid):
+                    running.append(pid)
+        except OSError:
+            continue
+    return running
+
+
+def _cancel_while_compiling(pool: ExecutionPool, source: str) -> list:
+    """Run ``source`` on two inputs, cancelled as soon as its compiler is seen running; its results."""
+    seen: list[int] = []
+
+    def cancelled(program: int) -> bool:
+        seen.extend(_compilers())
+        return bool(seen)
+
+    (results,) = pool.run_batch(
+        [Program(source, ["1", "2"], language="cpp", compile=SLOW_SETTINGS)], cancelled=cancelled
+    )
+    assert seen, "the compiler was never seen running"
+    return results
+
+
+def test_a_program_cancelled_while_it_compiles_stops_its_compiler(cpp_pool):
+    """A C++ program cancelled during its (seconds-long) compile: its compiler is gone when the call
+    returns, every input is ``not_run`` as a cancelled Python program's, nothing reaches the
+    binaries cache (neither a binary nor a compile error), and the worker serves the next program."""
+    before = set(os.listdir(cpp_pool.binaries))
+    results = _cancel_while_compiling(cpp_pool, f"// {uuid.uuid4().hex}\n{SLOW_TO_COMPILE}")
+    assert _compilers() == []
+    assert [(r.verdict, r.error) for r in results] == [(Verdict.NOT_RUN, CANCELLED_ERROR)] * 2
+    assert set(os.listdir(cpp_pool.binaries)) == before, "a cancelled compile was cached"
+    after = cpp_pool.run(Program(hostile(), ["echo next"], language="cpp"))
+    assert [(r.verdict, r.stdout) for r in after] == [(Verdict.OK, "next\n")]
+
+
+def test_a_source_whose_compile_was_cancelled_compiles_next_time(cpp_pool):
+    """The same source again, not cancelled: compiled now (its binary reaches the cache only now),
+    and it runs correctly."""
+    source = f"// {uuid.uuid4().hex}\n{SLOW_TO_COMPILE}"
+    _cancel_while_compiling(cpp_pool, source)
+    before = set(os.listdir(cpp_pool.binaries))
+    results = cpp_pool.run(Program(source, ["1", "2"], language="cpp", compile=SLOW_SETTINGS))
+    assert [(r.verdict, r.stdout) for r in results] == [(Verdict.OK, "553\n"), (Verdict.OK, "554\n")]
+    assert len(set(os.listdir(cpp_pool.binaries)) - before) == 1, "the source was not compiled again"
