@@ -12,9 +12,29 @@ import socket
 import pytest
 
 from nemo_code_rl import Program, Verdict
-from nemo_code_rl.engine.languages import Language
+from nemo_code_rl.engine.languages import CompileSettings, Language
 
 from .engine.conftest import processes_with_uids
+
+# Seconds of compilation: GCC's constexpr evaluator takes each constant's million steps one by one
+# (each stays under its limit of 2**25 operations per constant expression). It prints x + 552.
+SLOW_TO_COMPILE = r"""
+constexpr unsigned long churn(unsigned long seed) {
+  unsigned long x = seed;
+  for (int r = 0; r < 10; ++r)
+    for (unsigned long i = 0; i < 100000; ++i) x = x * 6364136223846793005UL + i;
+  return x;
+}
+constexpr unsigned long A = churn(1), B = churn(2), C = churn(3);
+#include <cstdio>
+int main() {
+  unsigned long x;
+  if (std::scanf("%lu", &x) != 1) return 1;
+  std::printf("%lu\n", (x + (A ^ B ^ C) % 1000) % 1000);
+}
+"""
+# Far more time than the compile needs, even on a loaded machine: no run of it ends on the limit.
+SLOW_SETTINGS = CompileSettings(timeout_s=120)
 
 HOSTILE = r"""
 #include <cerrno>
