@@ -5,6 +5,7 @@ these claims, so each probe lives here once and the backends' test files call it
 what only one backend promises stays in that backend's tests.
 """
 
+import errno
 import json
 import os
 import shutil
@@ -276,6 +277,24 @@ def assert_sysv_ipc_dies_with_the_program(pool) -> None:
         assert stdout_of(pool, create) == "True True\n"
     for _ in range(pool.size):
         assert stdout_of(pool, find) == "-1 -1\n"
+
+
+def assert_posix_message_queues_die_with_the_program(pool) -> None:
+    """A POSIX message queue one program made, a message in it, is gone for the next (a worker's
+    programs share its IPC namespace in turn)."""
+    create = (
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "queue = libc.mq_open(b'/nemo-code-rl', os.O_CREAT | os.O_RDWR, 0o666, None)\n"
+        "print(queue >= 0, libc.mq_send(queue, b'answer', 6, 0))\n"
+    )
+    find = (
+        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+        "print(libc.mq_open(b'/nemo-code-rl', os.O_RDWR), ctypes.get_errno())\n"
+    )
+    for _ in range(pool.size):
+        assert stdout_of(pool, create) == "True 0\n"
+    for _ in range(pool.size):
+        assert stdout_of(pool, find) == f"-1 {errno.ENOENT}\n"
 
 
 @contextmanager

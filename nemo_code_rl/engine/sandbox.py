@@ -359,6 +359,39 @@ def prepare_init(config: SandboxConfig) -> None:
     )
 
 
+def open_message_queues(config: SandboxConfig) -> int:
+    """In the PID-namespace init (a supervised level): a descriptor of the folder that lists the
+    worker's POSIX message queues, through which the template removes what each program left.
+
+    In a worker's namespaces it is a mount of its own, detached at once, so no program sees it
+    (the minimal root stays as it is); a container has one at ``/dev/mqueue`` already.
+    """
+    if config.level in NAMESPACED:
+        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOEXEC
+        syscalls.mount("mqueue", WORKDIR, "mqueue", flags)  # over /tmp for a moment: no folder to make
+        try:
+            return os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+        finally:
+            syscalls.umount(WORKDIR, syscalls.MNT_DETACH)
+    if not _is_mqueue_mount(_CONTAINER_MQUEUE):
+        raise OSError(f"no mqueue file system at {_CONTAINER_MQUEUE}: a program's queues would outlive it")
+    return os.open(_CONTAINER_MQUEUE, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+
+
+_CONTAINER_MQUEUE = "/dev/mqueue"  # Docker mounts the container's message queues here
+
+
+def _is_mqueue_mount(path: str) -> bool:
+    """Whether ``path`` shows this IPC namespace's message queues (``/proc/self/mountinfo``:
+    the mount point is the fifth field, the file system type the first after ``-``)."""
+    with open("/proc/self/mountinfo") as table:
+        for line in table:
+            fields, _, rest = line.partition(" - ")
+            if fields.split()[4] == path and rest.split()[0] == "mqueue":
+                return True
+    return False
+
+
 class Workdir:
     """The private /tmp and /dev/shm of executions: a fresh tmpfs each, for every program.
 

@@ -19,9 +19,10 @@ Protocol on a ``SOCK_SEQPACKET`` pair with the supervisor (both trusted; a progr
 end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the child, then,
 unasked, ``R {status, cpu_s, rss}`` once the program and everything it left are gone (the
 supervisor ends a program through the pidfd; the template only waits for it); ``C`` -> ``K`` once
-the program's private folders are fresh, or ``F {reason}`` as the template's last word. Spawn
-requests and reports are ``marshal``-encoded: both ends are trusted, and it is the cheapest
-encoding for the template, whose every page written between two forks is a page fault.
+the program's private folders are fresh and the IPC objects it made are gone, or ``F {reason}``
+as the template's last word. Spawn requests and reports are ``marshal``-encoded: both ends are
+trusted, and it is the cheapest encoding for the template, whose every page written between two
+forks is a page fault.
 """
 
 from __future__ import annotations
@@ -148,8 +149,6 @@ def _child(spec: dict, fds: dict, config: sandbox.SandboxConfig, workdir: str) -
         adj = os.open("/proc/self/oom_score_adj", os.O_WRONLY)  # the kernel's first choice, inherited
         os.write(adj, b"1000")
         os.close(adj)
-        if config.level in sandbox.NAMESPACED:  # SysV queues and segments die with the program
-            syscalls.unshare(syscalls.CLONE_NEWIPC)
         os.dup2(fds["stdin"], 0)
         os.lseek(0, 0, os.SEEK_SET)
         os.dup2(fds["stdout"], 1)
@@ -214,8 +213,6 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
                 os.waitpid(-1, 0)
             except ChildProcessError:
                 break
-        if config.level == sandbox.CONTAINER:
-            _remove_sysv_objects(config)
     else:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(child, signal.SIGKILL)
@@ -231,31 +228,45 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
 _SYSV = {"msg": "msgctl", "shm": "shmctl", "sem": "semctl"}  # /proc/sysvipc file -> removing call
 
 
-def _remove_sysv_objects(config: sandbox.SandboxConfig) -> None:
-    """In a container (one IPC namespace for all its programs): remove what the program made.
+def _sysv_ids(kind: str) -> list[int]:
+    with open(f"/proc/sysvipc/{kind}") as table:
+        return [int(line.split()[1]) for line in list(table)[1:]]
 
-    Elsewhere each program has an IPC namespace of its own. Only the owner may remove an object,
-    so a short-lived child takes the program's uid to do it; the common case, nothing to remove,
-    costs three small reads.
+
+def _remove_ipc_objects(config: sandbox.SandboxConfig, queues_fd: int) -> None:
+    """After a program (with its folders, see ``serve``): remove the SysV objects and POSIX
+    message queues it made (``queues_fd``: ``sandbox.open_message_queues``); ``OSError`` if any is
+    left.
+
+    A worker's programs share its IPC namespace in turn (a namespace of their own cost each
+    program about 0.25 ms of kernel CPU to make and tear down), so what one of them made must be
+    gone before the next starts, or it would carry data from one program to the next. Only the
+    owner may remove an object, and a container's template has no capability that overrides
+    that, so a short-lived child takes the programs' identity to do it; the common case,
+    nothing to remove, costs three small reads and one folder listing.
     """
-    ids = {}
-    for kind in _SYSV:
-        with open(f"/proc/sysvipc/{kind}") as table:
-            ids[kind] = [int(line.split()[1]) for line in list(table)[1:]]
-    if not any(ids.values()):
+    ids = {kind: _sysv_ids(kind) for kind in _SYSV}
+    queues = os.listdir(queues_fd)
+    if not queues and not any(ids.values()):
         return
     pid = os.fork()
     if pid == 0:
         try:
-            os.setresgid(config.uid, config.uid, config.uid)
-            os.setresuid(config.uid, config.uid, config.uid)
+            sandbox.drop_privileges(config)
             libc = ctypes.CDLL(None, use_errno=True)
             for kind, call in _SYSV.items():
                 for number in ids[kind]:
                     getattr(libc, call)(number, 0, None)  # IPC_RMID
+            for name in queues:
+                with contextlib.suppress(OSError):  # the check below tells
+                    os.unlink(name, dir_fd=queues_fd)
         finally:
             os._exit(0)
     os.waitpid(pid, 0)
+    left = [f"SysV {kind}" for kind in _SYSV if _sysv_ids(kind)]
+    left += ["POSIX message queues"] * bool(os.listdir(queues_fd))
+    if left:
+        raise OSError(f"could not remove the IPC objects a program left ({', '.join(left)})")
 
 
 def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]) -> None:
@@ -264,8 +275,10 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
     syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
         sandbox.prepare_init(config)
+        queues_fd = sandbox.open_message_queues(config) if config.level in sandbox.SUPERVISED else -1
     except OSError as exc:
-        send(sock, json.dumps({"error": f"the host refused a private /proc: {exc}"}).encode())
+        refused = f"the host refused the init's /proc or its message queues: {exc}"
+        send(sock, json.dumps({"error": refused}).encode())
         return
     if os.getpid() != 1:
         syscalls.prctl(syscalls.PR_SET_CHILD_SUBREAPER, 1)
@@ -305,6 +318,8 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
             try:
                 if path is not None:
                     workdir.close(path)
+                if queues_fd >= 0:
+                    _remove_ipc_objects(config, queues_fd)
             except OSError as exc:  # the program's results stand; this worker is done
                 send(sock, b"F " + str(exc).encode()[:1000])
                 return

@@ -85,6 +85,10 @@ def test_sysv_ipc_dies_with_the_program(pool):
     probes.assert_sysv_ipc_dies_with_the_program(pool)
 
 
+def test_posix_message_queues_die_with_the_program(pool):
+    probes.assert_posix_message_queues_die_with_the_program(pool)
+
+
 MEMORY_HOG_FAMILY = (
     "import os, time\n"
     "children = []\n"

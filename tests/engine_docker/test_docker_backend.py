@@ -221,6 +221,10 @@ def test_sysv_ipc_dies_with_the_program(docker_pool):
     probes.assert_sysv_ipc_dies_with_the_program(docker_pool)
 
 
+def test_posix_message_queues_die_with_the_program(docker_pool):
+    probes.assert_posix_message_queues_die_with_the_program(docker_pool)
+
+
 def test_a_deep_tree_in_tmp_is_the_programs_and_is_gone_before_the_next(docker_pool):
     """Python's tree walks recurse: a 3,000-deep tree must neither crash the worker nor survive."""
     deep = (
