@@ -10,6 +10,8 @@ from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.results import judge_module
 
+_LANGUAGES = frozenset(Language)  # built once: a batch makes a Program per answer
+
 
 @dataclass(frozen=True)
 class Program:
@@ -54,7 +56,7 @@ class Program:
     compile: CompileSettings | None = None
 
     def __post_init__(self) -> None:
-        if self.language not in set(Language):
+        if self.language not in _LANGUAGES:
             raise ValueError(
                 f"Program.language must be one of {[m.value for m in Language]}, got {self.language!r}"
             )
