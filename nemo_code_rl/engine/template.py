@@ -228,45 +228,56 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
 _SYSV = {"msg": "msgctl", "shm": "shmctl", "sem": "semctl"}  # /proc/sysvipc file -> removing call
 
 
-def _sysv_ids(kind: str) -> list[int]:
-    with open(f"/proc/sysvipc/{kind}") as table:
-        return [int(line.split()[1]) for line in list(table)[1:]]
-
-
-def _remove_ipc_objects(config: sandbox.SandboxConfig, queues_fd: int) -> None:
-    """After a program (with its folders, see ``serve``): remove the SysV objects and POSIX
-    message queues it made (``queues_fd``: ``sandbox.open_message_queues``); ``OSError`` if any is
-    left.
+class _IpcObjects:
+    """What a program left in the worker's IPC namespace: SysV objects and POSIX message queues.
 
     A worker's programs share its IPC namespace in turn (a namespace of their own cost each
     program about 0.25 ms of kernel CPU to make and tear down), so what one of them made must be
-    gone before the next starts, or it would carry data from one program to the next. Only the
-    owner may remove an object, and a container's template has no capability that overrides
-    that, so a short-lived child takes the programs' identity to do it; the common case,
-    nothing to remove, costs three small reads and one folder listing.
+    gone before the next starts, or it would carry data from one program to the next. The
+    common case, nothing to remove, costs three reads of tables kept open (a /proc table is made
+    anew on each read from its start) and one folder listing: every page the template writes
+    between two forks is a page fault.
     """
-    ids = {kind: _sysv_ids(kind) for kind in _SYSV}
-    queues = os.listdir(queues_fd)
-    if not queues and not any(ids.values()):
-        return
-    pid = os.fork()
-    if pid == 0:
-        try:
-            sandbox.drop_privileges(config)
-            libc = ctypes.CDLL(None, use_errno=True)
-            for kind, call in _SYSV.items():
-                for number in ids[kind]:
-                    getattr(libc, call)(number, 0, None)  # IPC_RMID
-            for name in queues:
-                with contextlib.suppress(OSError):  # the check below tells
-                    os.unlink(name, dir_fd=queues_fd)
-        finally:
-            os._exit(0)
-    os.waitpid(pid, 0)
-    left = [f"SysV {kind}" for kind in _SYSV if _sysv_ids(kind)]
-    left += ["POSIX message queues"] * bool(os.listdir(queues_fd))
-    if left:
-        raise OSError(f"could not remove the IPC objects a program left ({', '.join(left)})")
+
+    def __init__(self, queues_fd: int) -> None:
+        self.queues_fd = queues_fd  # ``sandbox.open_message_queues``
+        self.tables = {kind: os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC) for kind in _SYSV}
+
+    def remove(self, config: sandbox.SandboxConfig) -> None:
+        """Remove what the last program left; ``OSError`` if any of it is still there.
+
+        Only the owner may remove an object, and a container's template has no capability that
+        overrides that, so a short-lived child takes the programs' identity to do it.
+        """
+        ids = {kind: self._sysv_ids(kind) for kind in _SYSV}
+        queues = os.listdir(self.queues_fd)
+        if not queues and not any(ids.values()):
+            return
+        pid = os.fork()
+        if pid == 0:
+            try:
+                sandbox.drop_privileges(config)
+                libc = ctypes.CDLL(None, use_errno=True)
+                for kind, call in _SYSV.items():
+                    for number in ids[kind]:
+                        getattr(libc, call)(number, 0, None)  # IPC_RMID
+                for name in queues:
+                    with contextlib.suppress(OSError):  # the check below tells
+                        os.unlink(name, dir_fd=self.queues_fd)
+            finally:
+                os._exit(0)
+        os.waitpid(pid, 0)
+        left = [f"SysV {kind}" for kind in _SYSV if self._sysv_ids(kind)]
+        left += ["POSIX message queues"] * bool(os.listdir(self.queues_fd))
+        if left:
+            raise OSError(f"could not remove the IPC objects a program left ({', '.join(left)})")
+
+    def _sysv_ids(self, kind: str) -> list[int]:
+        table, chunks = self.tables[kind], []
+        while chunk := os.pread(table, 1 << 16, sum(map(len, chunks))):
+            chunks.append(chunk)
+        rows = b"".join(chunks).splitlines()[1:]  # under a header line
+        return [int(row.split()[1]) for row in rows if row.strip()]
 
 
 def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]) -> None:
@@ -275,7 +286,7 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
     syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
         sandbox.prepare_init(config)
-        queues_fd = sandbox.open_message_queues(config) if config.level in sandbox.SUPERVISED else -1
+        ipc = _IpcObjects(sandbox.open_message_queues(config)) if config.level in sandbox.SUPERVISED else None
     except OSError as exc:
         refused = f"the host refused the init's /proc or its message queues: {exc}"
         send(sock, json.dumps({"error": refused}).encode())
@@ -318,8 +329,8 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
             try:
                 if path is not None:
                     workdir.close(path)
-                if queues_fd >= 0:
-                    _remove_ipc_objects(config, queues_fd)
+                if ipc is not None:
+                    ipc.remove(config)
             except OSError as exc:  # the program's results stand; this worker is done
                 send(sock, b"F " + str(exc).encode()[:1000])
                 return
