@@ -273,10 +273,10 @@ class _IpcObjects:
             raise OSError(f"could not remove the IPC objects a program left ({', '.join(left)})")
 
     def _sysv_ids(self, kind: str) -> list[int]:
-        table, chunks = self.tables[kind], []
-        while chunk := os.pread(table, 1 << 16, sum(map(len, chunks))):
-            chunks.append(chunk)
-        rows = b"".join(chunks).splitlines()[1:]  # under a header line
+        table, data = self.tables[kind], b""
+        while chunk := os.pread(table, 1 << 16, len(data)):
+            data += chunk
+        rows = data.splitlines()[1:]  # under a header line
         return [int(row.split()[1]) for row in rows if row.strip()]
 
 
