@@ -262,39 +262,38 @@ def assert_control_channel_attacks_are_the_programs_fault(pool) -> None:
     assert list(pool.worker_pids) == workers, "no worker died"
 
 
+_LIBC = "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+
+
+def _gone_for_the_next(pool, make: str, made: str, look: str, missing: str) -> None:
+    """Programs make something in the kernel (``make`` prints ``made``), then later programs, on
+    any worker, look for it (``look`` prints ``missing``: they find nothing)."""
+    for _ in range(pool.size):
+        assert stdout_of(pool, _LIBC + make) == made
+    for _ in range(pool.size):
+        assert stdout_of(pool, _LIBC + look) == missing
+
+
 def assert_sysv_ipc_dies_with_the_program(pool) -> None:
-    """SysV message queues and shared memory made by one program are gone for the next."""
-    create = (
-        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "queue = libc.msgget(0x4E43, 0o1666)\nsegment = libc.shmget(0x4E43, 4096, 0o1666)\n"
-        "print(queue >= 0, segment >= 0)\n"
+    """SysV message queues, shared memory and semaphores made by one program are gone for the next."""
+    make = (
+        "made = [libc.msgget(0x4E43, 0o1666), libc.shmget(0x4E43, 4096, 0o1666),"
+        " libc.semget(0x4E43, 1, 0o1666)]\n"
+        "print(*(number >= 0 for number in made))\n"
     )
-    find = (
-        "import ctypes\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "print(libc.msgget(0x4E43, 0), libc.shmget(0x4E43, 0, 0))\n"
-    )
-    for _ in range(pool.size):
-        assert stdout_of(pool, create) == "True True\n"
-    for _ in range(pool.size):
-        assert stdout_of(pool, find) == "-1 -1\n"
+    look = "print(libc.msgget(0x4E43, 0), libc.shmget(0x4E43, 0, 0), libc.semget(0x4E43, 0, 0))\n"
+    _gone_for_the_next(pool, make, "True True True\n", look, "-1 -1 -1\n")
 
 
 def assert_posix_message_queues_die_with_the_program(pool) -> None:
     """A POSIX message queue one program made, a message in it, is gone for the next (a worker's
     programs share its IPC namespace in turn)."""
-    create = (
-        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
+    make = (
         "queue = libc.mq_open(b'/nemo-code-rl', os.O_CREAT | os.O_RDWR, 0o666, None)\n"
         "print(queue >= 0, libc.mq_send(queue, b'answer', 6, 0))\n"
     )
-    find = (
-        "import ctypes, os\nlibc = ctypes.CDLL(None, use_errno=True)\n"
-        "print(libc.mq_open(b'/nemo-code-rl', os.O_RDWR), ctypes.get_errno())\n"
-    )
-    for _ in range(pool.size):
-        assert stdout_of(pool, create) == "True 0\n"
-    for _ in range(pool.size):
-        assert stdout_of(pool, find) == f"-1 {errno.ENOENT}\n"
+    look = "print(libc.mq_open(b'/nemo-code-rl', os.O_RDWR), ctypes.get_errno())\n"
+    _gone_for_the_next(pool, make, "True 0\n", look, f"-1 {errno.ENOENT}\n")
 
 
 @contextmanager
