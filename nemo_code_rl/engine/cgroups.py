@@ -17,6 +17,8 @@ import os
 import time
 from dataclasses import dataclass
 
+from nemo_code_rl.engine.mounts import mount_table
+
 _CONTROLLERS = ("memory", "pids")
 PREFIX = "nemo-code-rl-"  # then the owning pool's pid and a number
 _REMOVE_WAIT_S = 2.0
@@ -40,17 +42,13 @@ def _own_cgroups() -> dict[str, str]:
 def _mounts() -> dict[str, str]:
     """Mount points of cgroup hierarchies: controller name (``""`` for v2) -> folder."""
     found: dict[str, str] = {}
-    with open("/proc/self/mountinfo") as handle:
-        for line in handle:
-            fields = line.split()
-            dash = fields.index("-")
-            kind, options = fields[dash + 1], fields[dash + 3].split(",")
-            if kind == "cgroup2":
-                found.setdefault("", fields[4])
-            elif kind == "cgroup":
-                for name in _CONTROLLERS:
-                    if name in options:
-                        found.setdefault(name, fields[4])
+    for mount in mount_table():
+        if mount.fstype == "cgroup2":
+            found.setdefault("", mount.point)
+        elif mount.fstype == "cgroup":
+            for name in _CONTROLLERS:
+                if name in mount.super_options:
+                    found.setdefault(name, mount.point)
     return found
 
 

@@ -31,6 +31,7 @@ from dataclasses import asdict, dataclass, field
 
 from nemo_code_rl.engine import syscalls
 from nemo_code_rl.engine.limits import Limits
+from nemo_code_rl.engine.mounts import mount_table
 
 FULL = "full"  # namespaces, and a cgroup bounding the sum of each program's processes
 NAMESPACES = "namespaces"  # namespaces without that cgroup: asked for where cgroups cannot be made
@@ -276,14 +277,11 @@ def _enter_user_namespace() -> None:
 
 def _remount_each_read_only() -> None:
     """Fallback for kernels without mount_setattr: remount every mount point read-only."""
-    with open("/proc/self/mountinfo") as handle:
-        points = [line.split()[4] for line in handle]
-    for point in sorted(set(points), key=len):
-        with open("/proc/self/mountinfo") as handle:
-            options = next((ln.split()[5] for ln in handle if ln.split()[4] == point), "")
+    for point in sorted({mount.point for mount in mount_table()}, key=len):
+        options = next((mount.options for mount in mount_table() if mount.point == point), ())
         flags = syscalls.MS_REMOUNT | syscalls.MS_BIND | syscalls.MS_RDONLY | syscalls.MS_NOSUID
-        flags |= syscalls.MS_NODEV if "nodev" in options.split(",") else 0
-        flags |= syscalls.MS_NOEXEC if "noexec" in options.split(",") else 0
+        flags |= syscalls.MS_NODEV if "nodev" in options else 0
+        flags |= syscalls.MS_NOEXEC if "noexec" in options else 0
         syscalls.mount(None, point, None, flags)
 
 
@@ -373,23 +371,12 @@ def open_message_queues(config: SandboxConfig) -> int:
             return os.open(WORKDIR, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
         finally:
             syscalls.umount(WORKDIR, syscalls.MNT_DETACH)
-    if not _is_mqueue_mount(_CONTAINER_MQUEUE):
+    if not any(m.point == _CONTAINER_MQUEUE and m.fstype == "mqueue" for m in mount_table()):
         raise OSError(f"no mqueue file system at {_CONTAINER_MQUEUE}: a program's queues would outlive it")
     return os.open(_CONTAINER_MQUEUE, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
 
 
 _CONTAINER_MQUEUE = "/dev/mqueue"  # Docker mounts the container's message queues here
-
-
-def _is_mqueue_mount(path: str) -> bool:
-    """Whether ``path`` shows this IPC namespace's message queues (``/proc/self/mountinfo``:
-    the mount point is the fifth field, the file system type the first after ``-``)."""
-    with open("/proc/self/mountinfo") as table:
-        for line in table:
-            fields, _, rest = line.partition(" - ")
-            if fields.split()[4] == path and rest.split()[0] == "mqueue":
-                return True
-    return False
 
 
 class Workdir:
