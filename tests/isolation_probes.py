@@ -248,6 +248,8 @@ CONTROL_CHANNEL_ATTACKS = {
     "missing field": "b'E 0 ok 0 0.1 0 0.1'",
     "oversized message": "b'E 0 ' + b'x' * 100000",
     "not a report": "b'X 99999999999 boom'",
+    # a well-formed report, for the program's last input, sent while its first runs
+    "a later input's report": "b'E 1 ok 0 0.1 0 0.1 '",
     "binary garbage": "bytes(range(256)) * 8",
 }
 

@@ -152,7 +152,7 @@ class _ContainerWorker:
     def read_frames(self) -> list | None:
         """Frames now available, or ``None`` when the container has gone."""
         try:
-            chunk = self._socket.recv(1 << 20)
+            chunk = self._socket.recv(wire.READ_BYTES)
         except OSError:
             return None
         return self.reader.feed(self._demux.feed(chunk)) if chunk else None

@@ -154,7 +154,7 @@ class _Worker:
     def read_frames(self) -> list | None:
         """Frames now available, or ``None`` when the worker has gone."""
         try:
-            chunk = os.read(self.out_fd, 1 << 20)
+            chunk = os.read(self.out_fd, wire.READ_BYTES)
         except OSError:
             return None
         return self.reader.feed(chunk) if chunk else None

@@ -48,10 +48,6 @@ _DISCARD_BEFORE_KILL = 16 * 1024 * 1024  # output discarded (and counted) before
 # An input's pipes are not watched during its first milliseconds: a short test ends (and is
 # drained) before it could fill a pipe, which saves the supervisor one wake-up per input.
 _QUIET_START_S = 0.002
-# Nor are the child's reports during a chain's first milliseconds: the reports of a run of short
-# tests are read together, once the child exits or the window ends. Each wake-up saved is a
-# select, a context switch and a pass through the loop, for each test of each program.
-_BATCH_S = 0.005
 # What a child may send, ASCII digits only: an input's end, ``E <index> <report>``, the report
 # being ``runner.report``'s ``<status> <exit code> <cpu s> <rss bytes> <wall s> <error>``; or a
 # set-up failure, ``X <index> <reason>``.
@@ -162,8 +158,6 @@ class _Chain:
         killed_for: Verdict | None = None
         control_open = True
         watch_link = self.job["stream"] or self.job["cancellable"]
-        # A child on private inputs waits for each next one, so its reports are read at once.
-        batch_until = self.started + (0.0 if "stdin_fds" in self.job else _BATCH_S)
         # A cancellation may have come with the job, or during an earlier chain of it.
         self.cancelled = watch_link and self.link.cancelled(self.job["id"])
         try:
@@ -173,22 +167,15 @@ class _Chain:
                     self._kill(pidfd)
                     break
                 remaining = self.started + (_EXIT_GRACE_S if done else self.allowed_s) - time.monotonic()
-                if remaining <= 0 and not done and control_open:
-                    # reports not read yet (a batch) may show the input ended in time
-                    reported = self.index
-                    control_open = self._read_control(control)
-                    if self.index != reported or self.violation:
-                        continue
                 if remaining <= 0 and not done and self._waited_for_cpu(pidfd):
                     continue
                 if remaining <= 0:
                     killed_for = None if done else Verdict.TIMEOUT
                     self._kill(pidfd)
                     break
-                now = time.monotonic()
-                quiet_for = 0.0 if done else max(self.started + _QUIET_START_S, batch_until) - now
+                quiet_for = 0.0 if done else self.started + _QUIET_START_S - time.monotonic()
                 watch: list[int | socket.socket] = [pidfd]
-                if control_open and now >= batch_until:
+                if control_open:
                     watch.append(control)
                 if watch_link:
                     watch.append(self.link.fd)
@@ -315,19 +302,16 @@ class _Chain:
         elif self._out_of_memory():
             verdict, error = Verdict.MEMORY_LIMIT, self._memory_error()
         cpu = max(payload["cpu"], 0.0)
-        # The child's wall time, bounded by the supervisor's clock. Reports read together come
-        # after their inputs ended: the next input started when this one ended, not now.
-        wall = min(max(payload["wall"], 0.0), time.monotonic() - self.started)
         self._store(
             verdict,
-            wall_s=wall,
+            wall_s=min(max(payload["wall"], 0.0), time.monotonic() - self.started),
             exit_code=payload["exit_code"],
             error=error,
             cpu_s=cpu,
             peak_memory_bytes=max(payload["rss"], 0),
         )
         self.index += 1
-        self.started, self.cpu_reported = self.started + wall, self.cpu_reported + cpu
+        self.started, self.cpu_reported = time.monotonic(), self.cpu_reported + cpu
         self.allowed_s = self.limits.timeout_s
 
     def _new_streams(self, out_r: int, err_r: int) -> dict[int, _Stream]:
@@ -527,7 +511,7 @@ class _PoolLink:
                     self._cancelled.update(f["cancel"] for f in self._frames if "cancel" in f)
                     self._frames = [f for f in self._frames if "cancel" not in f]
                     return frame
-            chunk = os.read(self.fd, 1 << 20)
+            chunk = os.read(self.fd, wire.READ_BYTES)
             if not chunk:
                 return None
             self._frames.extend(self._reader.feed(chunk))
@@ -535,7 +519,7 @@ class _PoolLink:
     def cancelled(self, job_id: int) -> bool:
         """Read what the pool sent while a job runs; True once it cancelled ``job_id``."""
         if select.select([self.fd], [], [], 0)[0]:
-            chunk = os.read(self.fd, 1 << 20)
+            chunk = os.read(self.fd, wire.READ_BYTES)
             if not chunk:
                 return True
             self._frames.extend(self._reader.feed(chunk))

@@ -203,6 +203,12 @@ def _exec(how: dict, payload: int, control: socket.socket, start: int) -> None:
 def _end(child: int, config: sandbox.SandboxConfig) -> dict:
     """Reap the program, kill whatever it left, and reap that too."""
     _, status, usage = os.wait4(child, 0)
+    if _left_anything():
+        _kill_leftovers(child, config)
+    return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+def _kill_leftovers(child: int, config: sandbox.SandboxConfig) -> None:
     if config.level in sandbox.SUPERVISED:
         try:  # noqa: SIM105 - the template imports as little as it can
             os.kill(-1, signal.SIGKILL)  # all but this process and the namespace's init
@@ -222,7 +228,19 @@ def _end(child: int, config: sandbox.SandboxConfig) -> dict:
                     break
             except ChildProcessError:
                 break
-    return {"status": status, "cpu_s": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss * 1024}
+
+
+def _left_anything() -> bool:
+    """Whether a process the program started may still be there. The template is the init or a
+    subreaper of everything a program starts, so once the program itself is reaped, a template
+    with no child has nothing left to kill. The common case then costs one ``waitpid`` instead of
+    a ``kill(-1)``, which walks every process of the host under its global task-list lock (and
+    every ``fork`` and exit on the host waits for that lock)."""
+    try:
+        os.waitpid(-1, os.WNOHANG)
+    except ChildProcessError:
+        return False
+    return True
 
 
 _SYSV = {"msg": "msgctl", "shm": "shmctl", "sem": "semctl"}  # /proc/sysvipc file -> removing call

@@ -12,6 +12,10 @@ import struct
 from typing import Any
 
 _HEADER = struct.Struct("!Q")
+# How much one read of a frame pipe asks for. Below malloc's mmap threshold (128 KiB): CPython
+# allocates the whole size before reading, and a larger buffer is mapped and unmapped on every
+# read, which cost 15 us against 1 us for the read itself (a frame arrives in several reads).
+READ_BYTES = 1 << 16
 
 
 def encode(obj: Any) -> bytes:
