@@ -1,7 +1,15 @@
-"""Machine CPU per program at W workers, split (user/system/irq/softirq) with context switches,
-for the floor, the engine and the verifier on bench's workload (2,000 programs x 10 tests).
-Run on an otherwise idle host."""
-import json, os, sys, time
+"""The machine's CPU per program at W workers, split into user, system, irq and softirq time, with
+the context switches per program, for the floor, the engine and the verifier on bench's workload
+(10 tests per program). Run on an otherwise idle host.
+
+    python msplit.py WORKERS PROGRAMS ISOLATION floor,engine,verifier
+"""
+
+import json
+import os
+import sys
+import time
+
 from nemo_code_rl.benchmarking.baselines import ForkFloor
 from nemo_code_rl.benchmarking.workload import build_workload
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
@@ -10,14 +18,23 @@ from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
 TICK = os.sysconf("SC_CLK_TCK")
 
-def snap():
+
+def snap() -> dict:
     with open("/proc/stat") as f:
         lines = f.read().splitlines()
     cpu = [int(v) for v in lines[0].split()[1:]]
-    ctxt = next(int(l.split()[1]) for l in lines if l.startswith("ctxt"))
-    return {"user": (cpu[0] + cpu[1]) / TICK, "system": cpu[2] / TICK, "irq": cpu[5] / TICK, "softirq": cpu[6] / TICK, "ctxt": ctxt, "t": time.perf_counter()}
+    ctxt = next(int(line.split()[1]) for line in lines if line.startswith("ctxt"))
+    return {
+        "user": (cpu[0] + cpu[1]) / TICK,
+        "system": cpu[2] / TICK,
+        "irq": cpu[5] / TICK,
+        "softirq": cpu[6] / TICK,
+        "ctxt": ctxt,
+        "t": time.perf_counter(),
+    }
 
-def diff(a, b, n):
+
+def diff(a: dict, b: dict, n: int) -> dict:
     d = {k: (b[k] - a[k]) for k in a}
     out = {k: round(d[k] / n * 1e3, 3) for k in ("user", "system", "irq", "softirq")}
     out["busy"] = round(sum(out.values()), 3)
@@ -25,19 +42,31 @@ def diff(a, b, n):
     out["wall"] = round(d["t"], 3)
     return out
 
-def main():
+
+def main() -> None:
     workers, programs, isolation = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     layers = sys.argv[4].split(",")
     items = build_workload(programs, 10)
     jobs = [(it.source, it.inputs) for it in items]
     progs = [Program(it.source, list(it.inputs)) for it in items]
-    rows = [{"id": it.name, "question": "", "input_output": json.dumps({"inputs": list(it.inputs), "outputs": list(it.expected)})} for it in items]
-    pairs = [(parse_problem(r), f"```python\n{it.source}```") for r, it in zip(rows, items)]
-    def measure(name, run):
+    rows = [
+        {
+            "id": it.name,
+            "question": "",
+            "input_output": json.dumps({"inputs": list(it.inputs), "outputs": list(it.expected)}),
+        }
+        for it in items
+    ]
+    pairs = [(parse_problem(r), f"```python\n{it.source}```") for r, it in zip(rows, items, strict=True)]
+
+    def measure(name: str, run) -> None:
         run()
         for _ in range(2):
-            a = snap(); run(); b = snap()
+            a = snap()
+            run()
+            b = snap()
             print(name, workers, diff(a, b, programs), flush=True)
+
     if "floor" in layers:
         with ForkFloor(workers) as floor:
             measure("floor", lambda: floor.run(jobs, 5.0))
@@ -47,5 +76,6 @@ def main():
         if "verifier" in layers:
             v = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
             measure("verifier", lambda: v.verify_batch(pairs))
+
 
 main()
