@@ -113,13 +113,8 @@ def main() -> int:
     args = parser.parse_args()
     items = build_workload(args.programs, args.tests)
     programs = [Program(item.source, list(item.inputs)) for item in items]
-    rows = [
-        {"id": item.name, "question": "",
-         "input_output": json.dumps({"inputs": list(item.inputs), "outputs": list(item.expected)})}
-        for item in items
-    ]  # fmt: skip
-    problems = [parse_problem(row) for row in rows]
-    pairs = [(p, f"```python\n{item.source}```") for p, item in zip(problems, items, strict=True)]
+    rows = [item.problem_row() for item in items]
+    pairs = [(parse_problem(row), item.completion) for row, item in zip(rows, items, strict=True)]
     jobs = [(item.source, item.inputs) for item in items]
     report: dict[str, dict] = {}
     with ForkFloor(args.workers) as floor:

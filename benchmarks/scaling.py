@@ -39,16 +39,8 @@ def _timed(run) -> float:
 def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> dict[str, float]:
     jobs = [(item.source, item.inputs) for item in items]
     programs = [Program(item.source, list(item.inputs)) for item in items]
-    rows = [
-        {
-            "id": item.name,
-            "question": "",
-            "input_output": json.dumps({"inputs": list(item.inputs), "outputs": list(item.expected)}),
-        }
-        for item in items
-    ]
-    problems = [parse_problem(row) for row in rows]
-    pairs = [(problem, f"```python\n{item.source}```") for problem, item in zip(problems, items, strict=True)]
+    rows = [item.problem_row() for item in items]
+    pairs = [(parse_problem(row), item.completion) for row, item in zip(rows, items, strict=True)]
     found = {}
     with ForkFloor(workers) as floor:
         found["floor"] = min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
@@ -59,10 +51,7 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
     problems_file, completions_file = folder / "problems.jsonl", folder / "completions.jsonl"
     problems_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
     completions_file.write_text(
-        "".join(
-            json.dumps({"id": item.name, "completion": f"```python\n{item.source}```"}) + "\n"
-            for item in items
-        )
+        "".join(json.dumps({"id": item.name, "completion": item.completion}) + "\n" for item in items)
     )
     jobs_file = folder / "jobs.json"
     jobs_file.write_text(json.dumps(jobs))

@@ -97,11 +97,7 @@ def measure(
     items = build_workload(programs, tests)
     jobs = [(item.source, item.inputs) for item in items]
     batch = [Program(item.source, list(item.inputs)) for item in items]
-    pairs = [
-        (parse_problem({"id": item.name, "question": "", "input_output": json.dumps(
-            {"inputs": list(item.inputs), "outputs": list(item.expected)})}), f"```python\n{item.source}```")
-        for item in items
-    ]  # fmt: skip
+    pairs = [(parse_problem(item.problem_row()), item.completion) for item in items]
     found: dict[str, dict] = {}
     if floor_too:
         found["floor"] = _floor(jobs, workers, repeats, programs)

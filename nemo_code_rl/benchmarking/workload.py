@@ -10,6 +10,7 @@ stdin redirection (``input()``, ``sys.stdin`` text and buffer layers, and fd 0 v
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -176,6 +177,17 @@ class WorkItem:
     @property
     def test_count(self) -> int:
         return len(self.inputs)
+
+    @property
+    def completion(self) -> str:
+        """The program as a model's answer: one fenced Python block."""
+        return f"```python\n{self.source}```"
+
+    def problem_row(self) -> dict[str, str]:
+        """The item as a data set's problem row (``input_output``), which the verifier and ``score``
+        read; its expected outputs are the reference answers."""
+        io = {"inputs": list(self.inputs), "outputs": list(self.expected)}
+        return {"id": self.name, "question": "", "input_output": json.dumps(io)}
 
 
 def outputs_match(stdout: str, expected: str) -> bool:

@@ -5,7 +5,6 @@ the context switches per program, for the floor, the engine and the verifier on 
     python msplit.py WORKERS PROGRAMS ISOLATION floor,engine,verifier
 """
 
-import json
 import os
 import sys
 import time
@@ -49,15 +48,7 @@ def main() -> None:
     items = build_workload(programs, 10)
     jobs = [(it.source, it.inputs) for it in items]
     progs = [Program(it.source, list(it.inputs)) for it in items]
-    rows = [
-        {
-            "id": it.name,
-            "question": "",
-            "input_output": json.dumps({"inputs": list(it.inputs), "outputs": list(it.expected)}),
-        }
-        for it in items
-    ]
-    pairs = [(parse_problem(r), f"```python\n{it.source}```") for r, it in zip(rows, items, strict=True)]
+    pairs = [(parse_problem(it.problem_row()), it.completion) for it in items]
 
     def measure(name: str, run) -> None:
         run()
