@@ -522,10 +522,16 @@ class _Dispatch:
             if self.cancelled is not None:
                 wake = min(wake, self.next_check)
             timeout = max(0.0, wake - time.monotonic())
+            # Every worker that answered gets its next program before this process does anything
+            # with the answers (the caller's ``on_done``, its progress), which then runs while
+            # those programs do: with many workers, this process is what they wait for.
+            finished: list[tuple[int, list[ExecutionResult]]] = []
             for fd, _ in self.poller.poll(math.ceil(timeout * 1000)):
                 worker = self.by_fd.get(fd)
                 if worker is not None:
-                    self._read(worker)
+                    finished += self._read(worker)
+            for job, results in finished:
+                self._finish(job, results)
             now = time.monotonic()
             if self.cancelled is not None and now >= self.next_check:
                 self._cancel(self.cancelled)
@@ -540,18 +546,21 @@ class _Dispatch:
 
     def _hand_out(self) -> None:
         for worker in list(self.pool._workers):
-            if worker in self.running:
-                continue
-            job = self._next_job()
-            if job is None:
+            if worker not in self.running and not self._give(worker):
                 return
-            self.running[worker] = job
-            self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
-            frame = self.pool._job(
-                self.programs[job], job, self.stop_when is not None, self.cancelled is not None
-            )
-            if not worker.send(frame):
-                self._lose(worker, "its input pipe broke")
+
+    def _give(self, worker: WorkerHandle) -> bool:
+        """Send ``worker`` the next program; False when none is left to start."""
+        job = self._next_job()
+        if job is None:
+            return False
+        self.running[worker] = job
+        self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
+        stream, cancellable = self.stop_when is not None, self.cancelled is not None
+        frame = self.pool._job(self.programs[job], job, stream, cancellable)
+        if not worker.send(frame):
+            self._lose(worker, "its input pipe broke")
+        return True
 
     def _next_job(self) -> int | None:
         """The next program to start, if any; the cancelled ones met on the way are settled unrun."""
@@ -571,11 +580,14 @@ class _Dispatch:
                 self.cancel_sent.add(job)
                 worker.cancel(job)
 
-    def _read(self, worker: WorkerHandle) -> None:
+    def _read(self, worker: WorkerHandle) -> list[tuple[int, list[ExecutionResult]]]:
+        """Take what ``worker`` sent; hand it its next program once it has finished one, and
+        return the finished program with its results, for ``_finish``."""
         frames = worker.read_frames()
         if frames is None:
             self._lose(worker, f"process exited with status {worker.exit_status()}")
-            return
+            return []
+        finished = []
         for frame in frames:
             running = self.running.get(worker)
             if running is None or frame.get("id") != running:
@@ -586,7 +598,9 @@ class _Dispatch:
                     worker.cancel(running)
                 continue
             del self.running[worker], self.deadlines[worker]
-            self._finish(running, frame["results"])
+            self._give(worker)
+            finished.append((running, frame["results"]))
+        return finished
 
     def _finish(self, job: int, value: list[ExecutionResult]) -> None:
         self.results[job] = value

@@ -49,6 +49,23 @@ def test_each_program_is_handed_to_on_done_once_as_it_finishes(pool):
     assert progress == [x for n in range(1, 13) for x in (n, -n)]
 
 
+def test_a_worker_starts_its_next_program_while_on_done_runs():
+    """The caller's callbacks cost no worker time: a worker that finished a program has its next
+    one before ``on_done`` runs for the finished one (``score`` writes and flushes a row there)."""
+    called = []
+
+    def slow_on_done(index, results):
+        if index == 0:
+            called.append(time.time())
+            time.sleep(2)
+
+    clock = Program("import time; print(repr(time.time()))", [""])
+    with ExecutionPool(workers=1, isolation="none") as one_worker:
+        results = one_worker.run_batch([clock, clock], on_done=slow_on_done)
+    started = float(results[1][0].stdout)
+    assert called[0] <= started < called[0] + 2
+
+
 def test_cancelled_programs_stop_mid_input_or_never_start(pool):
     """The caller's ``cancelled`` check stops a program while it runs (not at the end of an input):
     its worker is kept (never replaced) and no process of the program is left."""
