@@ -135,10 +135,6 @@ class VerifierConfig(ConfigSection):
         return no_timeout_in_limits(data, "per-test wall")
 
 
-# The test verdicts of a program that ran to its answer (right or wrong) on every test it ran.
-_RAN_WITHOUT_ERROR = frozenset((Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.NOT_RUN))
-
-
 @dataclass(frozen=True)
 class TestOutcome:
     """One test's verdict: ``passed``, ``wrong_answer``, ``not_run`` or an engine verdict."""
@@ -175,7 +171,9 @@ class Verification:
 
     @property
     def ran_without_error(self) -> bool:
-        return bool(self.tests) and all(t.verdict in _RAN_WITHOUT_ERROR for t in self.tests)
+        return bool(self.tests) and all(
+            t.verdict in (Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.NOT_RUN) for t in self.tests
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Its fields (tests as dicts), ``n_passed`` and ``n_total``: ``dataclasses.asdict``'s
@@ -594,35 +592,32 @@ class Verifier:
             job.judgements[position] = programs.judge_checker(verdicts[0], job.results[position].stdout)
 
     def _verification(self, job: _Job) -> Verification:
-        """The verification of a judged job. It runs in the process that routes every program,
-        once per program as it finishes, so the counts are taken in one pass over the tests."""
+        pairs = zip(job.judgements, job.results, strict=True)
         tests = [
-            TestOutcome(judgement.verdict, result.wall_s, judgement.detail)
-            for judgement, result in zip(job.judgements, job.results, strict=True)
+            TestOutcome(judgement.verdict, result.wall_s, judgement.detail) for judgement, result in pairs
         ]
-        verdicts = [t.verdict for t in tests]
-        infra = any(v in INFRA_VERDICTS for v in verdicts)
-        n_passed = verdicts.count(Verdict.PASSED)
-        all_passed = n_passed == len(tests)
-        summary = VerificationSummary(
-            format_ok=True,
-            ran_without_error=bool(tests) and all(v in _RAN_WITHOUT_ERROR for v in verdicts),
-            n_passed=n_passed,
-            n_total=len(tests),
-            infra_fault=infra,
-        )
-        return Verification(
+        infra = any(t.verdict in INFRA_VERDICTS for t in tests)
+        all_passed = all(t.verdict == Verdict.PASSED for t in tests)
+        verification = Verification(
             problem_id=job.problem.id,
             format_ok=True,
             code=job.code,
             tests=tests,
             passed=None if infra else all_passed,
-            reward=compute_reward(summary, self.config.reward),
+            reward=None,
             infra_fault=infra,
             execution_s=sum(r.wall_s for r in job.results),
             timeout_lost_s=sum(r.wall_s for r in job.results if r.verdict is Verdict.TIMEOUT),
             feedback="" if all_passed else self._feedback(job),
         )
+        summary = VerificationSummary(
+            format_ok=True,
+            ran_without_error=verification.ran_without_error,
+            n_passed=verification.n_passed,
+            n_total=verification.n_total,
+            infra_fault=infra,
+        )
+        return replace(verification, reward=compute_reward(summary, self.config.reward))
 
     def _format_failure(self, problem: Problem, reason: str) -> Verification:
         summary = VerificationSummary(
