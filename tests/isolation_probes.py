@@ -277,14 +277,15 @@ def _gone_for_the_next(pool, make: str, made: str, look: str, missing: str) -> N
 
 
 def assert_sysv_ipc_dies_with_the_program(pool) -> None:
-    """SysV message queues, shared memory and semaphores made by one program are gone for the next."""
-    make = (
-        "made = [libc.msgget(0x4E43, 0o1666), libc.shmget(0x4E43, 4096, 0o1666),"
-        " libc.semget(0x4E43, 1, 0o1666)]\n"
-        "print(*(number >= 0 for number in made))\n"
-    )
+    """A SysV message queue, shared memory segment or semaphore set made by one program is gone for
+    the next: each kind on its own, as the template counts each kind to know whether to look."""
     look = "print(libc.msgget(0x4E43, 0), libc.shmget(0x4E43, 0, 0), libc.semget(0x4E43, 0, 0))\n"
-    _gone_for_the_next(pool, make, "True True True\n", look, "-1 -1 -1\n")
+    for make in (
+        "libc.msgget(0x4E43, 0o1666)",
+        "libc.shmget(0x4E43, 4096, 0o1666)",
+        "libc.semget(0x4E43, 1, 0o1666)",
+    ):
+        _gone_for_the_next(pool, f"print({make} >= 0)\n", "True\n", look, "-1 -1 -1\n")
 
 
 def assert_posix_message_queues_die_with_the_program(pool) -> None:

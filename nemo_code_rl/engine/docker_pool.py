@@ -24,7 +24,7 @@ from typing import Any
 
 from nemo_code_rl.engine import sandbox, wire
 from nemo_code_rl.engine.limits import Limits, MiB
-from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, WorkerPool, sandbox_uid_base
+from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, WorkerPool, quiet_chains, sandbox_uid_base, worker_count
 from nemo_code_rl.engine.sandbox import SandboxConfig
 
 DEFAULT_IMAGE = "nemo-code-rl-test:latest"
@@ -217,8 +217,11 @@ class DockerExecutionPool(WorkerPool[_ContainerWorker]):
         self.image = image or os.environ.get("NEMO_CODE_RL_DOCKER_IMAGE", DEFAULT_IMAGE)
         uid_base = sandbox_uid_base(sandbox_uid)
         options = _container_options(limits or Limits())
-        spawner = _ContainerSpawner(client or docker_client(), self.image, options, preload, uid_base)
-        super().__init__(spawner, workers, limits, strict, sandbox.CONTAINER, uid_base)
+        count = worker_count(workers)
+        spawner = _ContainerSpawner(
+            client or docker_client(), self.image, options, preload, uid_base, quiet_chains(count)
+        )
+        super().__init__(spawner, count, limits, strict, sandbox.CONTAINER, uid_base)
 
     @property
     def container_ids(self) -> list[str]:
@@ -236,16 +239,18 @@ class _ContainerSpawner:
         options: dict[str, Any],
         preload: Sequence[str],
         uid_base: int,
+        quiet: bool,
     ) -> None:
         self.client = client
         self.image = image
         self.options = options
         self.preload = list(preload)
         self.uid_base = uid_base
+        self.quiet = quiet
 
     def __call__(self, index: int) -> _ContainerWorker:
         config = SandboxConfig(level=sandbox.CONTAINER, uid=self.uid_base + index, userns=False)
-        settings = {"sandbox": config.to_json_dict(), "preload": self.preload}
+        settings = {"sandbox": config.to_json_dict(), "preload": self.preload, "quiet_chains": self.quiet}
         return _ContainerWorker(index, settings, self.client, self.image, self.options)
 
 

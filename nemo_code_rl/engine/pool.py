@@ -257,9 +257,7 @@ class WorkerPool(Generic[W]):
         level: str,
         uid_base: int,
     ) -> None:
-        count = workers if workers is not None else len(os.sched_getaffinity(0))
-        if count < 1:
-            raise ValueError(f"workers must be at least 1, got {count}")
+        count = worker_count(workers)
         self.limits = limits or Limits()
         self.strict = strict
         self._spawn = spawn
@@ -416,12 +414,31 @@ class ExecutionPool(WorkerPool[_Worker]):
             tempfile.mkdtemp(prefix="nemo-code-rl-binaries-") if isolation in sandbox.NAMESPACED else None
         )
         self._binaries_finalizer = weakref.finalize(self, _remove_folder, self.binaries)
-        spawner = _ProcessSpawner(isolation, preload, exposed_paths, uid_base, self.binaries)
-        super().__init__(spawner, workers, limits, strict, isolation, uid_base)
+        count = worker_count(workers)
+        spawner = _ProcessSpawner(
+            isolation, preload, exposed_paths, uid_base, self.binaries, quiet_chains(count)
+        )
+        super().__init__(spawner, count, limits, strict, isolation, uid_base)
 
     def close(self) -> None:
         super().close()
         self._binaries_finalizer()
+
+
+def worker_count(workers: int | None) -> int:
+    """A pool's number of workers: ``workers``, or by default the CPUs this process may use."""
+    count = workers if workers is not None else len(os.sched_getaffinity(0))
+    if count < 1:
+        raise ValueError(f"workers must be at least 1, got {count}")
+    return count
+
+
+def quiet_chains(count: int) -> bool:
+    """Whether the supervisors of a pool of ``count`` workers read what a fast program reports
+    once, at its end (``supervisor._QUIET_CHAIN_S``): where the pool has a CPU for each worker
+    or fewer, none is spare to read it while the program runs, and each wake-up takes the CPU
+    from a program. With CPUs to spare, reading as the program runs costs no program any time."""
+    return count >= len(os.sched_getaffinity(0))
 
 
 def _remove_folder(path: str | None) -> None:
@@ -443,9 +460,11 @@ class _ProcessSpawner:
         preload: Sequence[str],
         exposed_paths: Sequence[str],
         uid_base: int,
-        binaries: str | None = None,
+        binaries: str | None,
+        quiet: bool,
     ) -> None:
         self.binaries = binaries
+        self.quiet = quiet
         self.isolation = isolation
         self.preload = list(preload)
         self.exposed = tuple(exposed_paths)
@@ -470,6 +489,7 @@ class _ProcessSpawner:
             "preload": self.preload,
             "cgroup": cgroup.to_json_dict() if cgroup else None,
             "binaries": self.binaries,
+            "quiet_chains": self.quiet,
         }
         return _Worker(index, settings, cgroup)
 

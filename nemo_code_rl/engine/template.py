@@ -15,14 +15,17 @@ subreaper in a container) and reaps until none is left, so the next program star
 namespace. A program cannot signal it: the kernel protects a namespace's init from signals sent
 inside it, and in a container it runs as another uid.
 
-Protocol on a ``SOCK_SEQPACKET`` pair with the supervisor (both trusted; a program holds neither
+Protocol on two ``SOCK_SEQPACKET`` pairs with the supervisor (both trusted; a program holds no
 end): ``S {spec}`` with the child's descriptors -> ``P`` carrying a pidfd of the child, then,
 unasked, ``R {status, cpu_s, rss}`` once the program and everything it left are gone (the
-supervisor ends a program through the pidfd; the template only waits for it); ``C`` -> ``K`` once
-the program's private folders are fresh and the IPC objects it made are gone, or ``F {reason}``
-as the template's last word. Spawn requests and reports are ``marshal``-encoded: both ends are
-trusted, and it is the cheapest encoding for the template, whose every page written between two
-forks is a page fault.
+supervisor ends a program through the pidfd; the template only waits for it), then ``K`` once
+the child's private folders are fresh and the IPC objects it made are gone, or ``F {reason}`` as
+the template's last word. The template cleans after every child unasked: a request to clean
+would wake it once more per program. ``P`` comes on the second pair, which the supervisor reads
+only when it needs the pidfd: a fast program has ended before that, and waiting for ``P`` would
+also wake the supervisor once more per program (see ``supervisor._QUIET_CHAIN_S``). Spawn
+requests and reports are ``marshal``-encoded: both ends are trusted, and it is the cheapest
+encoding for the template, whose every page written between two forks is a page fault.
 """
 
 from __future__ import annotations
@@ -244,6 +247,10 @@ def _left_anything() -> bool:
 
 
 _SYSV = {"msg": "msgctl", "shm": "shmctl", "sem": "semctl"}  # /proc/sysvipc file -> removing call
+# How many objects of each kind the namespace holds: the arguments of the control call's ``*_INFO``
+# command (``MSG_INFO``, ``SHM_INFO``, ``SEM_INFO``) before the struct it fills, and the index of
+# that struct's ``int`` holding the count (``msgpool``, ``used_ids``, ``semusz``).
+_COUNTS = {"msg": ((0, 12), 0), "shm": ((0, 14), 0), "sem": ((0, 0, 19), 7)}
 
 
 class _IpcObjects:
@@ -252,14 +259,27 @@ class _IpcObjects:
     A worker's programs share its IPC namespace in turn (a namespace of their own cost each
     program about 0.25 ms of kernel CPU to make and tear down), so what one of them made must be
     gone before the next starts, or it would carry data from one program to the next. The
-    common case, nothing to remove, costs three reads of tables kept open (a /proc table is made
-    anew on each read from its start) and one folder listing: every page the template writes
-    between two forks is a page fault.
+    common case, nothing to remove, costs three counts (``_COUNTS``) and the size of the queues'
+    folder (the message queue file system adds to it for each queue, from its size when empty):
+    every page the template writes between two forks is a page fault, and reading the /proc
+    tables wrote thirty.
     """
 
     def __init__(self, queues_fd: int) -> None:
-        self.queues_fd = queues_fd  # ``sandbox.open_message_queues``
+        self.queues_fd = queues_fd  # ``sandbox.open_message_queues``, before any program has run
+        self.queues_empty = os.fstat(queues_fd).st_size
         self.tables = {kind: os.open(f"/proc/sysvipc/{kind}", os.O_RDONLY | os.O_CLOEXEC) for kind in _SYSV}
+        libc = ctypes.CDLL(None, use_errno=True)
+        self.info = (ctypes.c_int * 32)()  # larger than each struct the counts fill
+        self.counts = [(getattr(libc, _SYSV[kind]), *_COUNTS[kind]) for kind in _SYSV]
+
+    def left_anything(self) -> bool:
+        """Whether the namespace may hold an object a program made (True also where a count fails)."""
+        info = self.info
+        for call, arguments, field in self.counts:
+            if call(*arguments, info) < 0 or info[field]:
+                return True
+        return os.fstat(self.queues_fd).st_size != self.queues_empty
 
     def remove(self, config: sandbox.SandboxConfig) -> None:
         """Remove what the last program left; ``OSError`` if any of it is still there.
@@ -267,6 +287,8 @@ class _IpcObjects:
         Only the owner may remove an object, and a container's template has no capability that
         overrides that, so a short-lived child takes the programs' identity to do it.
         """
+        if not self.left_anything():
+            return
         ids = {kind: self._sysv_ids(kind) for kind in _SYSV}
         queues = os.listdir(self.queues_fd)
         if not queues and not any(ids.values()):
@@ -298,8 +320,11 @@ class _IpcObjects:
         return [int(row.split()[1]) for row in rows if row.strip()]
 
 
-def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]) -> None:
-    """The template's life: prepare once, then fork one child per spawn request until the supervisor goes."""
+def serve(
+    sock: socket.socket, pids: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
+) -> None:
+    """The template's life: prepare once, then fork one child per spawn request until the
+    supervisor goes; ``pids`` carries each child's pidfd."""
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     syscalls.prctl(syscalls.PR_SET_PDEATHSIG, signal.SIGKILL)
     try:
@@ -340,13 +365,11 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
             for fd in fds:
                 os.close(fd)
             pidfd = os.pidfd_open(child)
-            send(sock, b"P", [pidfd])
+            send(pids, b"P", [pidfd])
             os.close(pidfd)
             send(sock, b"R " + marshal.dumps(_end(child, config)))
-        elif kind == b"C":
             try:
-                if path is not None:
-                    workdir.close(path)
+                workdir.close(path)
                 if ipc is not None:
                     ipc.remove(config)
             except OSError as exc:  # the program's results stand; this worker is done
@@ -357,11 +380,12 @@ def serve(sock: socket.socket, config: sandbox.SandboxConfig, preload: list[str]
 
 
 class TemplateHandle:
-    """The supervisor's end of the template's socket."""
+    """The supervisor's end of the template's sockets: requests and reports (``sock``: it turns
+    readable once a child has ended and everything it left is gone), and the children's pidfds."""
 
-    def __init__(self, sock: socket.socket, pid: int) -> None:
-        self.sock, self.pid = sock, pid
-        self._cleaning = False  # a clean was asked for, and its answer is not read yet
+    def __init__(self, sock: socket.socket, pids: socket.socket, pid: int) -> None:
+        self.sock, self.pids, self.pid = sock, pids, pid
+        self._cleaning = False  # a child was forked, and the answer of the clean after it is not read yet
 
     def ready(self) -> dict:
         """Wait for the template's start-up report (what it preloaded)."""
@@ -373,29 +397,27 @@ class TemplateHandle:
             raise RuntimeError(report["error"])
         return report
 
-    def spawn(self, spec: dict, fds: Sequence[int]) -> int:
-        """Fork a child holding ``fds`` (``SPAWN_FDS`` order, then ``cgroup.procs`` files); return a pidfd."""
+    def spawn(self, spec: dict, fds: Sequence[int]) -> None:
+        """Ask for a child holding ``fds`` (``SPAWN_FDS`` order, then ``cgroup.procs`` files);
+        ``pidfd`` then gives its pidfd."""
         if not self.cleaned():
             raise RuntimeError("the template process could not clean up after the last program")
         send(self.sock, b"S " + marshal.dumps(spec), fds)
-        message, received = receive(self.sock)
+        self._cleaning = True
+
+    def pidfd(self) -> int:
+        """A pidfd of the child the last ``spawn`` asked for, once it is forked."""
+        message, received = receive(self.pids)
         if message != b"P" or len(received) != 1:
             raise RuntimeError("the template process did not fork the program")
         return received[0]
 
-    def clean(self) -> None:
-        """After a program's last child: ask for its private /tmp and /dev/shm to go (see
-        ``sandbox.Workdir``). The template handles requests in order, so no child forked after
-        this sees them; whether it worked, ``cleaned`` reads, once the supervisor has done
-        what it can meanwhile (sent the program's results), and before the next program starts.
-        """
-        with contextlib.suppress(OSError):  # a template gone is ``cleaned``'s answer
-            send(self.sock, b"C")
-        self._cleaning = True
-
     def cleaned(self) -> bool:
-        """Whether the last clean asked for worked (True when none is pending). False: the
-        template has ended, and the worker must be replaced."""
+        """Whether the clean after the last child worked: its private /tmp and /dev/shm are
+        fresh (see ``sandbox.Workdir``) and the IPC objects it made are gone (True when no child
+        was forked since the last call). The template cleans once it has sent ``end``'s report,
+        while the supervisor sends the program's results; this reads the answer before the next
+        child. False: the template has ended, and the worker must be replaced."""
         if not self._cleaning:
             return True
         self._cleaning = False
@@ -419,20 +441,25 @@ class TemplateHandle:
 def start(config: sandbox.SandboxConfig, preload: list[str]) -> TemplateHandle:
     """Fork the template from this process, before it has read any job; it never returns."""
     ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    pids_ours, pids_theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
     pid = os.fork()
     if pid == 0:
         ours.close()
+        pids_ours.close()
         code = 1
         try:
-            os.closerange(3, theirs.fileno())
-            os.closerange(theirs.fileno() + 1, 1 << 16)
+            keep = sorted((theirs.fileno(), pids_theirs.fileno()))
+            os.closerange(3, keep[0])
+            os.closerange(keep[0] + 1, keep[1])
+            os.closerange(keep[1] + 1, 1 << 16)
             null = os.open(os.devnull, os.O_RDWR)
             os.dup2(null, 0)
             os.dup2(null, 1)  # the pool's pipes belong to the supervisor alone
             os.close(null)
-            serve(theirs, config, preload)
+            serve(theirs, pids_theirs, config, preload)
             code = 0
         finally:
             os._exit(code)
     theirs.close()
-    return TemplateHandle(ours, pid)
+    pids_theirs.close()
+    return TemplateHandle(ours, pids_ours, pid)

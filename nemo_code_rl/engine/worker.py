@@ -50,7 +50,8 @@ def main() -> int:
         return 1
     if cgroup is not None:
         report["cgroup"] = f"v{cgroup.version}: memory and process count of each program's processes together"
-    supervisor.serve(config, handle, cgroup, {"ok": True, **report, **loaded}, binaries)
+    handshake = {"ok": True, **report, **loaded}
+    supervisor.serve(config, handle, cgroup, handshake, binaries, settings["quiet_chains"])
     return 0
 
 

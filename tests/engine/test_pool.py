@@ -9,7 +9,8 @@ import time
 
 import pytest
 
-from nemo_code_rl import ExecutionPool, IsolationUnavailable, Program, Verdict
+from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, Verdict
+from nemo_code_rl.engine.pool import quiet_chains
 from tests.cancellation import check_cancelled_programs
 
 from .conftest import kill_workers_later, processes_with_uids
@@ -47,6 +48,23 @@ def test_each_program_is_handed_to_on_done_once_as_it_finishes(pool):
     assert sorted(done) == [(i, [r.stdout for r in per_program]) for i, per_program in enumerate(results)]
     # each program reaches on_done before progress counts it
     assert progress == [x for n in range(1, 13) for x in (n, -n)]
+
+
+@pytest.mark.parametrize("cpus_to_spare", [False, True], ids=["a worker per cpu", "cpus to spare"])
+def test_reports_are_read_whether_or_not_the_pool_leaves_cpus_to_spare(cpus_to_spare):
+    """With a worker per CPU, a supervisor reads a fast program's reports once, at its end; with
+    CPUs to spare, as they come. Either way each input gets its own output, even past what a pipe
+    holds before anything is read, and an endless input its own timeout."""
+    cpus = len(os.sched_getaffinity(0))
+    if cpus_to_spare and cpus < 2:
+        pytest.skip("leaving a CPU to spare needs two")
+    workers = cpus - 1 if cpus_to_spare else cpus
+    assert quiet_chains(workers) is not cpus_to_spare
+    source = "n = int(input())\nwhile n == 1:\n    pass\nprint('x' * n)\n"
+    with ExecutionPool(workers=workers, limits=Limits(timeout_s=1)) as pool:
+        results = pool.run(Program(source, ["300000", "2", "1", "5"]))
+    assert [r.verdict for r in results] == [Verdict.OK, Verdict.OK, Verdict.TIMEOUT, Verdict.OK]
+    assert [len(r.stdout) for r in results] == [300001, 3, 0, 6]
 
 
 def test_a_worker_starts_its_next_program_while_on_done_runs():
