@@ -273,7 +273,7 @@ class _IpcObjects:
         self.info = (ctypes.c_int * 32)()  # larger than each struct the counts fill
         self.counts = [(getattr(libc, _SYSV[kind]), *_COUNTS[kind]) for kind in _SYSV]
 
-    def left_anything(self) -> bool:
+    def may_hold_any(self) -> bool:
         """Whether the namespace may hold an object a program made (True also where a count fails)."""
         info = self.info
         for call, arguments, field in self.counts:
@@ -287,7 +287,7 @@ class _IpcObjects:
         Only the owner may remove an object, and a container's template has no capability that
         overrides that, so a short-lived child takes the programs' identity to do it.
         """
-        if not self.left_anything():
+        if not self.may_hold_any():
             return
         ids = {kind: self._sysv_ids(kind) for kind in _SYSV}
         queues = os.listdir(self.queues_fd)
