@@ -52,7 +52,7 @@ _QUIET_START_S = 0.002
 # during a chain's first milliseconds, when no input waits for an answer: a fast program runs all
 # its inputs and exits meanwhile, and the supervisor wakes once, at its end, to read every
 # input's report. Woken at each input's end instead, it took the CPU from a program each time
-# (10 short tests: its CPU per program fell by a fifth at 16 workers on 16 cores). The cost,
+# (10 short tests: its CPU per program fell by 14-19% at 16 workers on 16 cores). The cost,
 # bounded by this window: the time limit of an input that starts inside it counts from when
 # the supervisor reads its start, and output past a pipe's 64 KiB waits to be read. With CPUs
 # to spare, the reports are read as they come, in parallel with the program.
@@ -169,7 +169,7 @@ class _Chain:
         watch_link = self.job["stream"] or self.job["cancellable"]
         # A cancellation may have come with the job, or during an earlier chain of it.
         self.cancelled = watch_link and self.link.cancelled(self.job["id"])
-        answers = "stdin_fds" in self.job and "exec" not in self.job and self.stop - self.start > 1
+        answers = "stdin_fds" in self.job and self.stop - self.start > 1  # as ``_on_message`` sends them
         if self.link.quiet_chains and not (answers or self.cancelled):
             self._wait_quietly(watch_link)
         pidfd = self.link.template.pidfd()
