@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from nemo_code_rl.engine import cgroups, sandbox, wire
+from nemo_code_rl.engine.heap_freeze import heap_frozen_while_routing
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.program import Program
 from nemo_code_rl.engine.results import CANCELLED_ERROR, ExecutionResult, Verdict
@@ -335,7 +336,8 @@ class WorkerPool(Generic[W]):
         with self._lock:
             if not self._workers:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
-            return _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled).run()
+            with heap_frozen_while_routing():  # no full collection of the whole heap while workers wait
+                return _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled).run()
 
     def _job(self, program: Program, index: int, stream: bool, cancellable: bool) -> bytes:
         return wire.encode(

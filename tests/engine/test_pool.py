@@ -1,11 +1,14 @@
 """Batch behaviour: order, spreading, worker loss and recovery, start-up checks."""
 
+import gc
 import os
 import platform
 import shutil
 import subprocess
 import sys
+import threading
 import time
+import weakref
 
 import pytest
 
@@ -13,7 +16,7 @@ from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, V
 from nemo_code_rl.engine.pool import quiet_chains
 from tests.cancellation import check_cancelled_programs
 
-from .conftest import kill_workers_later, processes_with_uids
+from .conftest import TEST_LIMITS, kill_workers_later, processes_with_uids
 from .seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -82,6 +85,62 @@ def test_a_worker_starts_its_next_program_while_on_done_runs():
         results = one_worker.run_batch([clock, clock], on_done=slow_on_done)
     started = float(results[1][0].stdout)
     assert called[0] <= started < called[0] + 2
+
+
+class _Cycle:
+    def __init__(self) -> None:
+        self.me = self
+
+
+def test_the_heap_is_frozen_while_a_batch_routes_and_the_batch_garbage_still_collected(pool):
+    """While a batch routes, what existed before it is kept from the cyclic collector (a full
+    collection would stop the hand-outs); cycles made during the batch are still collected, and
+    the heap is as before once the batch is over."""
+    assert gc.get_freeze_count() == 0
+    seen = []
+
+    def on_done(index, results):
+        cycle = weakref.ref(_Cycle())
+        seen.append((gc.get_freeze_count() > 0, gc.collect() > 0, cycle() is None))
+
+    pool.run_batch([Program("print(1)", [""]) for _ in range(3)], on_done=on_done)
+    assert seen == [(True, True, True)] * 3
+    assert gc.get_freeze_count() == 0
+
+
+def test_overlapping_batches_keep_the_heap_frozen_until_the_last_ends(pool):
+    """Two pools routing at once in two threads: the first to end leaves the heap frozen for the
+    other, and the last unfreezes it."""
+    other_ended = threading.Event()
+    frozen_after_other = []
+
+    def on_done(index, results):
+        assert other_ended.wait(60)
+        frozen_after_other.append(gc.get_freeze_count() > 0)
+
+    waiting = threading.Thread(
+        target=pool.run_batch, args=([Program("print(1)", [""])],), kwargs={"on_done": on_done}
+    )
+    waiting.start()
+    with ExecutionPool(workers=1, limits=TEST_LIMITS) as second:
+        assert second.run(Program("print(2)", [""]))[0].stdout == "2\n"
+    other_ended.set()
+    waiting.join()
+    assert frozen_after_other == [True]
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_heap_frozen_before_the_batch_is_left_frozen(pool):
+    """A program that froze its heap itself (before forking, as the gc documentation advises)
+    finds it frozen after a batch: the pool unfreezes only what it froze."""
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        assert frozen > 0
+        assert pool.run(Program("print(1)", [""]))[0].stdout == "1\n"
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
 
 
 def test_cancelled_programs_stop_mid_input_or_never_start(pool):
