@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from nemo_code_rl.engine.languages import CompileSettings, Language
     from nemo_code_rl.engine.limits import Limits
     from nemo_code_rl.engine.pool import DEFAULT_PRELOAD, ExecutionPool
-    from nemo_code_rl.engine.program import Program
+    from nemo_code_rl.engine.program import PlannedProgram, Program
     from nemo_code_rl.engine.ray_pool import RayExecutionPool
     from nemo_code_rl.engine.results import ExecutionResult, Verdict
     from nemo_code_rl.engine.sandbox import IsolationUnavailable
@@ -32,6 +32,7 @@ _HOMES = {
     "IsolationUnavailable": "sandbox",
     "Language": "languages",
     "Limits": "limits",
+    "PlannedProgram": "program",
     "Program": "program",
     "RayExecutionPool": "ray_pool",
     "Verdict": "results",
@@ -55,6 +56,7 @@ __all__ = [
     "IsolationUnavailable",
     "Language",
     "Limits",
+    "PlannedProgram",
     "Program",
     "RayExecutionPool",
     "Verdict",

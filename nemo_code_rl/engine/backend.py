@@ -29,7 +29,7 @@ from nemo_code_rl.engine.pool import (
     ProgressCallback,
     StopPredicate,
 )
-from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.program import PlannedProgram, Program
 from nemo_code_rl.engine.results import ExecutionResult
 
 BackendKind = Literal["process", "docker", "ray"]
@@ -58,13 +58,16 @@ class ExecutionBackend(Protocol):
 
     def run_batch(
         self,
-        programs: Sequence[Program],
+        programs: Sequence[Program | PlannedProgram],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
         cancelled: CancelCheck | None = None,
     ) -> list[list[ExecutionResult]]:
         """One list of results per program, one result per input, in input order (``WorkerPool.run_batch``).
+
+        A ``PlannedProgram`` is built in the calling process: as its turn comes, or while the
+        workers run, on a worker-process or Docker pool; before the batch starts, on Ray.
 
         ``on_done(program_index, results)`` gets each program's results as it finishes (as each
         chunk comes back, with ``ray``).

@@ -30,7 +30,7 @@ from typing import Generic, Protocol, TypeVar
 from nemo_code_rl.engine import cgroups, sandbox, wire
 from nemo_code_rl.engine.heap_freeze import heap_frozen_while_routing
 from nemo_code_rl.engine.limits import Limits
-from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.program import PlannedProgram, Program, built
 from nemo_code_rl.engine.results import CANCELLED_ERROR, ExecutionResult, Verdict
 from nemo_code_rl.engine.sandbox import IsolationUnavailable, SandboxConfig
 
@@ -310,7 +310,7 @@ class WorkerPool(Generic[W]):
 
     def run_batch(
         self,
-        programs: Sequence[Program],
+        programs: Sequence[Program | PlannedProgram],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
@@ -318,9 +318,12 @@ class WorkerPool(Generic[W]):
     ) -> list[list[ExecutionResult]]:
         """Run every program on each of its inputs, spread over the workers.
 
-        Returns one list per program, one ``ExecutionResult`` per input, in input order.
-        ``progress(done, total)`` is called as programs finish, and ``on_done(program_index,
-        results)`` with each program's results as it finishes. ``stop_when(program_index,
+        Returns one list per program, one ``ExecutionResult`` per input, in input order. A
+        ``PlannedProgram`` is built here as its turn comes, or while this process waits for the
+        workers (in hand-out order). ``progress(done, total)`` is called as programs finish, and
+        ``on_done(program_index, results)`` with each program's results as it finishes. An
+        exception from a callback or a plan ends the batch: the workers still running one of its
+        programs are replaced, and the exception reaches the caller. ``stop_when(program_index,
         input_index, result)`` is asked, in this process, as each input finishes; when it answers
         True the program is stopped and its remaining inputs get ``not_run``. It is how a caller
         exits early on a wrong answer; with ``Program.judge``, the result it is asked about is
@@ -336,8 +339,13 @@ class WorkerPool(Generic[W]):
         with self._lock:
             if not self._workers:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
+            dispatch = _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled)
             with heap_frozen_while_routing():  # no full collection of the whole heap while workers wait
-                return _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled).run()
+                try:
+                    return dispatch.run()
+                except BaseException:
+                    dispatch.abandon()
+                    raise
 
     def _job(self, program: Program, index: int, stream: bool, cancellable: bool) -> bytes:
         return wire.encode(
@@ -505,12 +513,14 @@ class _Dispatch:
     were idle.) A worker that dies or misses its program's deadline is replaced, and that program
     is retried once, then gets ``worker_lost``. With a ``cancelled`` check, the poll's wait is
     capped at ``CANCEL_POLL_S`` so the check is asked on time even while every worker is busy.
+    Planned programs are built as they are handed out, and ahead of that, in hand-out order,
+    whenever every busy worker is still running (``_build_ahead``).
     """
 
     def __init__(
         self,
         pool: WorkerPool,
-        programs: list[Program],
+        programs: list[Program | PlannedProgram],
         progress: ProgressCallback | None,
         stop_when: StopPredicate | None,
         on_done: DoneCallback | None,
@@ -523,6 +533,9 @@ class _Dispatch:
         self.next_check = 0.0
         self.results: list[list[ExecutionResult] | None] = [None] * len(programs)
         self.pending = deque(sorted(range(len(programs)), key=lambda i: -programs[i].input_count))
+        self.planned = deque(
+            i for i in self.pending if isinstance(programs[i], PlannedProgram) and programs[i].input_count
+        )
         self.attempts = [0] * len(programs)
         self.done = 0
         self.running: dict[WorkerHandle, int] = {}
@@ -540,6 +553,7 @@ class _Dispatch:
             self._hand_out()
             if not self.deadlines:
                 continue
+            self._build_ahead()
             wake = min(self.deadlines.values())
             if self.cancelled is not None:
                 wake = min(wake, self.next_check)
@@ -566,6 +580,11 @@ class _Dispatch:
         self.by_fd[worker.out_fd] = worker
         self.poller.register(worker.out_fd, select.POLLIN)
 
+    def _unwatch(self, worker: WorkerHandle) -> None:
+        """Stop listening to ``worker`` (before it is killed: its descriptor closes with it)."""
+        del self.by_fd[worker.out_fd]
+        self.poller.unregister(worker.out_fd)
+
     def _hand_out(self) -> None:
         for worker in list(self.pool._workers):
             if worker not in self.running and not self._give(worker):
@@ -576,13 +595,27 @@ class _Dispatch:
         job = self._next_job()
         if job is None:
             return False
+        program = self._program(job)
         self.running[worker] = job
-        self.deadlines[worker] = time.monotonic() + self.pool._budget(self.programs[job])
+        self.deadlines[worker] = time.monotonic() + self.pool._budget(program)
         stream, cancellable = self.stop_when is not None, self.cancelled is not None
-        frame = self.pool._job(self.programs[job], job, stream, cancellable)
+        frame = self.pool._job(program, job, stream, cancellable)
         if not worker.send(frame):
             self._lose(worker, "its input pipe broke")
         return True
+
+    def _program(self, job: int) -> Program:
+        """Program ``job``, built now if it was planned and is not built yet."""
+        program = self.programs[job]
+        if isinstance(program, PlannedProgram):
+            program = self.programs[job] = built(program)
+        return program
+
+    def _build_ahead(self) -> None:
+        """Build the planned programs next in line while no worker has anything to say: the
+        time this process would otherwise spend waiting in ``poll``."""
+        while self.planned and not self.poller.poll(0):  # a look costs a tenth of a build
+            self._program(self.planned.popleft())
 
     def _next_job(self) -> int | None:
         """The next program to start, if any; the cancelled ones met on the way are settled unrun."""
@@ -624,6 +657,13 @@ class _Dispatch:
             finished.append((running, frame["results"]))
         return finished
 
+    def _replace(self, worker: WorkerHandle) -> None:
+        """Start a worker in the place of ``worker``, which has been killed."""
+        workers = self.pool._workers
+        workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
+        _await_handshakes([replacement], _START_TIMEOUT_S)
+        self._watch(replacement)
+
     def _finish(self, job: int, value: list[ExecutionResult]) -> None:
         self.results[job] = value
         self.done += 1
@@ -632,16 +672,25 @@ class _Dispatch:
         if self.progress is not None:
             self.progress(self.done, len(self.programs))
 
+    def abandon(self) -> None:
+        """End the batch where an exception (from the caller's callbacks, or a plan's build)
+        stopped it: the workers still running its programs are killed and replaced, so that no
+        result of this batch is taken for a program of the next one."""
+        stale = list(self.running)
+        self.running.clear()
+        self.deadlines.clear()
+        for worker in stale:
+            self._unwatch(worker)
+            worker.kill()
+        for worker in stale:
+            self._replace(worker)
+
     def _lose(self, worker: WorkerHandle, why: str) -> None:
         running = self.running.pop(worker, None)
         self.deadlines.pop(worker, None)
-        del self.by_fd[worker.out_fd]
-        self.poller.unregister(worker.out_fd)
+        self._unwatch(worker)
         worker.kill()
-        workers = self.pool._workers
-        workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
-        _await_handshakes([replacement], _START_TIMEOUT_S)
-        self._watch(replacement)
+        self._replace(worker)
         if running is None:
             return
         self.attempts[running] += 1

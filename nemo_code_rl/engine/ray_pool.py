@@ -32,7 +32,7 @@ from nemo_code_rl.engine.pool import (
     StopPredicate,
     WorkerPool,
 )
-from nemo_code_rl.engine.program import Program
+from nemo_code_rl.engine.program import PlannedProgram, Program, built
 from nemo_code_rl.engine.results import ExecutionResult, Verdict
 
 logger = logging.getLogger(__name__)
@@ -262,7 +262,7 @@ class RayExecutionPool:
 
     def run_batch(
         self,
-        programs: Sequence[Program],
+        programs: Sequence[Program | PlannedProgram],
         progress: ProgressCallback | None = None,
         stop_when: StopPredicate | None = None,
         on_done: DoneCallback | None = None,
@@ -271,12 +271,13 @@ class RayExecutionPool:
         """Run every program on each of its inputs, spread over the actors by work.
 
         Returns one list per program, one ``ExecutionResult`` per input, in input order. Inputs of
-        a chunk whose actor died twice get ``worker_lost``.
+        a chunk whose actor died twice get ``worker_lost``. Planned programs are built first, here:
+        chunks travel to the actors whole.
         """
         with self._lock:
             if not self.actors:
                 raise RuntimeError("this RayExecutionPool is closed")
-            return self._dispatch(list(programs), progress, stop_when, on_done, cancelled)
+            return self._dispatch([built(p) for p in programs], progress, stop_when, on_done, cancelled)
 
     def _dispatch(
         self,

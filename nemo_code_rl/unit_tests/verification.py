@@ -9,6 +9,7 @@ flagged and yields no reward, never a zero that would teach the model something 
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import math
 import random
@@ -21,7 +22,7 @@ from typing import Any, Literal, get_args
 import pydantic
 
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
-from nemo_code_rl.engine import ExecutionResult, Limits, Program, Verdict
+from nemo_code_rl.engine import ExecutionResult, Limits, PlannedProgram, Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
 from nemo_code_rl.engine.languages import FENCE_NAMES, CompileSettings, Language
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
@@ -490,19 +491,9 @@ class Verifier:
         With ``finished``, each job whose verdicts are known from the results streamed so far
         (every test in, or the program stopped) is passed to it at once; without it, such a job
         has its ``verification`` set. The others (special judges pending, a program that never
-        ran) are the caller's when the batch is over."""
-        batch = [
-            programs.build_program(
-                j.problem,
-                j.code,
-                j.tests,
-                self._limits(j.problem),
-                self._judge_spec(j),
-                j.language,
-                self.config.compile,
-            )
-            for j in jobs
-        ]
+        ran) are the caller's when the batch is over. The programs are planned, not built: the
+        backend builds each as its turn comes, while the first ones run."""
+        batch = [PlannedProgram(len(j.tests), functools.partial(self._program, j)) for j in jobs]
         seen: list[dict[int, ExecutionResult]] = [{} for _ in jobs]
         skip_after_timeout = self.config.after_timeout == "skip"
         first_failure = _FirstFailure(self.config, jobs) if self.config.early_exit else None
@@ -546,6 +537,17 @@ class Verifier:
         for job, outcome in zip(jobs, results, strict=True):
             if job.results is not outcome:  # not settled by on_done
                 self._settle(job, outcome)
+
+    def _program(self, job: _Job) -> Program:
+        return programs.build_program(
+            job.problem,
+            job.code,
+            job.tests,
+            self._limits(job.problem),
+            self._judge_spec(job),
+            job.language,
+            self.config.compile,
+        )
 
     def _settle(self, job: _Job, results: list[ExecutionResult]) -> None:
         """Give ``job`` its program's results and their judgements (cut after the first failure

@@ -13,6 +13,7 @@ import weakref
 import pytest
 
 from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, Verdict
+from nemo_code_rl.engine import PlannedProgram
 from nemo_code_rl.engine.pool import quiet_chains
 from tests.cancellation import check_cancelled_programs
 
@@ -141,6 +142,59 @@ def test_a_heap_frozen_before_the_batch_is_left_frozen(pool):
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+def test_planned_programs_are_built_in_hand_out_order_while_the_first_ones_run(pool):
+    """A ``PlannedProgram`` is built only as its turn comes: the longest first, and ahead of that
+    while the workers run the first programs, not when a worker asks for its next one."""
+    built_at = {}
+
+    def plan(index, inputs):
+        def build():
+            built_at[index] = time.time()
+            return Program(f"print({index}, input())", [str(i) for i in range(inputs)])
+
+        return PlannedProgram(inputs, build)
+
+    slow = Program("import time; time.sleep(1); print(repr(time.time()))", [""])
+    programs = [slow, plan(1, 1), plan(2, 1), plan(3, 2), slow, plan(5, 1)]
+    results = pool.run_batch(programs)
+    first_ended = min(float(results[i][0].stdout) for i in (0, 4))
+    assert list(built_at) == [3, 1, 2, 5]  # hand-out order: the two-input program first
+    assert max(built_at.values()) < first_ended
+    assert [[r.stdout for r in per_program] for per_program in results[1:4]] == [
+        ["1 0\n"],
+        ["2 0\n"],
+        ["3 0\n", "3 1\n"],
+    ]
+
+
+def test_a_plan_that_builds_another_number_of_inputs_stops_the_batch(pool):
+    planned = PlannedProgram(2, lambda: Program("print(input())", ["only one"]))
+    with pytest.raises(ValueError, match=r"a PlannedProgram of 2 input\(s\) built 1 input\(s\)"):
+        pool.run_batch([Program("print(1)", [""]), planned])
+    assert pool.run(Program("print(input())", ["after"]))[0].stdout == "after\n"
+
+
+def test_a_batch_stopped_by_its_callers_error_leaves_no_result_for_the_next(pool):
+    """An exception from ``on_done`` ends the batch; the worker still running one of its programs
+    is replaced (that program's result must never be taken for one of the next batch), and the
+    program leaves no process behind."""
+    workers = pool.worker_pids
+
+    def on_done(index, results):
+        raise RuntimeError("the caller's bug")
+
+    slow = Program("import time; time.sleep(2); print('from the failed batch')", [""])
+    with pytest.raises(RuntimeError, match="the caller's bug"):
+        pool.run_batch([slow, Program("print('quick')", [""])], on_done=on_done)
+    assert len(set(pool.worker_pids) - set(workers)) == 1
+    after = pool.run_batch([Program(f"print({i})", [""]) for i in range(2)])
+    assert [r[0].stdout for r in after] == ["0\n", "1\n"]
+    deadline = time.monotonic() + 30  # a generous bound on the sweep, not a timing
+    while processes_with_uids(pool.sandbox_uids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with_uids(pool.sandbox_uids) == []
 
 
 def test_cancelled_programs_stop_mid_input_or_never_start(pool):
