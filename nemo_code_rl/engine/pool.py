@@ -28,7 +28,7 @@ from collections.abc import Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from nemo_code_rl.engine import cgroups, sandbox, wire
-from nemo_code_rl.engine.heap_freeze import heap_frozen_while_routing
+from nemo_code_rl.engine.collector_pause import collect_if_due, collector_paused_while_routing
 from nemo_code_rl.engine.limits import Limits
 from nemo_code_rl.engine.program import PlannedProgram, Program, built
 from nemo_code_rl.engine.results import CANCELLED_ERROR, ExecutionResult, Verdict
@@ -340,7 +340,7 @@ class WorkerPool(Generic[W]):
             if not self._workers:
                 raise RuntimeError(f"this {type(self).__name__} is closed")
             dispatch = _Dispatch(self, list(programs), progress, stop_when, on_done, cancelled)
-            with heap_frozen_while_routing():  # no full collection of the whole heap while workers wait
+            with collector_paused_while_routing():  # no collection stops the hand-outs
                 try:
                     return dispatch.run()
                 except BaseException:
@@ -568,6 +568,7 @@ class _Dispatch:
                     finished += self._read(worker)
             for job, results in finished:
                 self._finish(job, results)
+            collect_if_due()
             now = time.monotonic()
             if self.cancelled is not None and now >= self.next_check:
                 self._cancel(self.cancelled)

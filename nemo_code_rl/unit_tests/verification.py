@@ -24,6 +24,7 @@ import pydantic
 from nemo_code_rl.config_keys import ConfigError, ConfigSection, config_section
 from nemo_code_rl.engine import ExecutionResult, Limits, PlannedProgram, Program, Verdict
 from nemo_code_rl.engine.backend import BackendConfig, ExecutionBackend, make_backend
+from nemo_code_rl.engine.collector_pause import collector_paused_while_routing
 from nemo_code_rl.engine.languages import FENCE_NAMES, CompileSettings, Language
 from nemo_code_rl.engine.limits import DEFAULT_TIMEOUT_S, MAX_SECONDS, check_seconds, no_timeout_in_limits
 from nemo_code_rl.engine.results import Judgement
@@ -397,7 +398,21 @@ class Verifier:
         program starts and while it runs (the backend's ``run_batch(cancelled=...)``); once it
         (and that of every repeat of the answer) says True, the program is never started, or
         stopped mid-test, and its tests not run are ``not_run`` (whoever asked has gone).
+
+        The cyclic garbage collector waits for the batch's end, as it does for the backend's
+        ``run_batch`` (``engine.collector_pause``): its collections, of what the batch made,
+        then run when no worker waits for this process.
         """
+        with collector_paused_while_routing():
+            return self._verify_batch(items, progress, on_verified, cancelled)
+
+    def _verify_batch(
+        self,
+        items: Sequence[tuple[Problem, str]],
+        progress: Callable[[int, int], None] | None,
+        on_verified: Callable[[int, Verification], None] | None,
+        cancelled: Callable[[int], bool] | None,
+    ) -> list[Verification]:
         self._keys.clear()
         self._limits_made.clear()
         if self.config.calibrate:

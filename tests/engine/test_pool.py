@@ -13,7 +13,7 @@ import weakref
 import pytest
 
 from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, Verdict
-from nemo_code_rl.engine import PlannedProgram
+from nemo_code_rl.engine import PlannedProgram, collector_pause
 from nemo_code_rl.engine.pool import quiet_chains
 from tests.cancellation import check_cancelled_programs
 
@@ -88,36 +88,62 @@ def test_a_worker_starts_its_next_program_while_on_done_runs():
     assert called[0] <= started < called[0] + 2
 
 
-class _Cycle:
-    def __init__(self) -> None:
-        self.me = self
-
-
-def test_the_heap_is_frozen_while_a_batch_routes_and_the_batch_garbage_still_collected(pool):
-    """While a batch routes, what existed before it is kept from the cyclic collector (a full
-    collection would stop the hand-outs); cycles made during the batch are still collected, and
-    the heap is as before once the batch is over."""
-    assert gc.get_freeze_count() == 0
+def test_the_collector_is_paused_while_a_batch_routes():
+    """No collection stops the routing process while workers wait for their next program; the
+    garbage the batch made is collected once it is over."""
+    assert gc.isenabled()
     seen = []
 
     def on_done(index, results):
-        cycle = weakref.ref(_Cycle())
-        seen.append((gc.get_freeze_count() > 0, gc.collect() > 0, cycle() is None))
+        cycle = []
+        cycle.append(cycle)
+        seen.append((gc.isenabled(), weakref.ref(_Kept(cycle))))
 
-    pool.run_batch([Program("print(1)", [""]) for _ in range(3)], on_done=on_done)
-    assert seen == [(True, True, True)] * 3
-    assert gc.get_freeze_count() == 0
+    with ExecutionPool(workers=1, limits=TEST_LIMITS) as pool:
+        pool.run_batch([Program("print(1)", [""]) for _ in range(3)], on_done=on_done)
+    assert [enabled for enabled, _ in seen] == [False] * 3
+    assert gc.isenabled()
+    gc.collect()
+    assert all(kept() is None for _, kept in seen)
 
 
-def test_overlapping_batches_keep_the_heap_frozen_until_the_last_ends(pool):
-    """Two pools routing at once in two threads: the first to end leaves the heap frozen for the
-    other, and the last unfreezes it."""
+class _Kept:
+    """A cycle only the collector can free: it holds a list that holds itself, and the list it."""
+
+    def __init__(self, cycle: list) -> None:
+        self.cycle = cycle
+        cycle.append(self)
+
+
+def test_a_long_batch_still_collects_every_pause_max(monkeypatch, pool):
+    """A server routing one batch after another still collects: every ``PAUSE_MAX_S`` a full
+    collection runs between hand-outs."""
+    monkeypatch.setattr(collector_pause, "PAUSE_MAX_S", 0.5)
+    full = []
+
+    def on_collection(phase, info):
+        if phase == "stop" and info["generation"] == 2:
+            full.append(time.monotonic())
+
+    gc.callbacks.append(on_collection)
+    try:
+        started = time.monotonic()
+        pool.run_batch([Program("import time; time.sleep(0.4)", [""]) for _ in range(8)])
+        ended = time.monotonic()
+    finally:
+        gc.callbacks.remove(on_collection)
+    assert [t for t in full if started < t < ended]
+
+
+def test_overlapping_batches_keep_the_collector_paused_until_the_last_ends(pool):
+    """Two pools routing at once in two threads: the first to end leaves the collector paused for
+    the other, and the last resumes it."""
     other_ended = threading.Event()
-    frozen_after_other = []
+    paused_after_other = []
 
     def on_done(index, results):
         assert other_ended.wait(60)
-        frozen_after_other.append(gc.get_freeze_count() > 0)
+        paused_after_other.append(not gc.isenabled())
 
     waiting = threading.Thread(
         target=pool.run_batch, args=([Program("print(1)", [""])],), kwargs={"on_done": on_done}
@@ -127,21 +153,17 @@ def test_overlapping_batches_keep_the_heap_frozen_until_the_last_ends(pool):
         assert second.run(Program("print(2)", [""]))[0].stdout == "2\n"
     other_ended.set()
     waiting.join()
-    assert frozen_after_other == [True]
-    assert gc.get_freeze_count() == 0
+    assert paused_after_other == [True]
+    assert gc.isenabled()
 
 
-def test_a_heap_frozen_before_the_batch_is_left_frozen(pool):
-    """A program that froze its heap itself (before forking, as the gc documentation advises)
-    finds it frozen after a batch: the pool unfreezes only what it froze."""
-    gc.freeze()
+def test_a_collector_turned_off_before_the_batch_stays_off(pool):
+    gc.disable()
     try:
-        frozen = gc.get_freeze_count()
-        assert frozen > 0
         assert pool.run(Program("print(1)", [""]))[0].stdout == "1\n"
-        assert gc.get_freeze_count() == frozen
+        assert not gc.isenabled()
     finally:
-        gc.unfreeze()
+        gc.enable()
 
 
 def test_planned_programs_are_built_in_hand_out_order_while_the_first_ones_run(pool):
