@@ -2,11 +2,14 @@
 
 With a worker per core, a pool's routing process hands out a program about every half a
 millisecond, and its collections stop it meanwhile: 70-130 ms per batch of 2,000 programs on a
-16-core host, in pauses of up to 80 ms (a full collection walks the whole heap: the batch's
-problems, programs and results, the configuration, every module), while each worker that finished
-waited for its next program. The verifier took 4% longer there with the collector on (session
+16-core host, full collections of up to 44 ms each (a full collection walks the whole heap: the
+batch's problems, programs and results, the configuration, every module), while each worker that
+finished waited for its next program. With the collector paused, the verifier took 4-5% less
+time there in two of three comparisons of alternating rounds, and as long in the third (session
 20). Freezing the heap when a batch starts (``gc.freeze``) was tried: the batch's own objects are
-most of what a full collection walks, and on Python 3.11 the longest pause only halved.
+most of what a full collection walks (on Python 3.11 the longest pause only halved), and on
+Python 3.12 the heap starts with objects frozen, which a freeze that leaves others' alone reads
+as someone else's.
 
 Paused, not turned off: while batches route, a full collection still runs every ``PAUSE_MAX_S``
 (a server running one batch after another would otherwise never collect), and the collector is

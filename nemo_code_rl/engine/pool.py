@@ -658,12 +658,16 @@ class _Dispatch:
             finished.append((running, frame["results"]))
         return finished
 
-    def _replace(self, worker: WorkerHandle) -> None:
-        """Start a worker in the place of ``worker``, which has been killed."""
+    def _replace(self, killed: Sequence[WorkerHandle]) -> None:
+        """Start a worker in the place of each of ``killed``, all at once."""
         workers = self.pool._workers
-        workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
-        _await_handshakes([replacement], _START_TIMEOUT_S)
-        self._watch(replacement)
+        replacements = []
+        for worker in killed:
+            workers[workers.index(worker)] = replacement = self.pool._spawn(worker.index)
+            replacements.append(replacement)
+        _await_handshakes(replacements, _START_TIMEOUT_S)
+        for replacement in replacements:
+            self._watch(replacement)
 
     def _finish(self, job: int, value: list[ExecutionResult]) -> None:
         self.results[job] = value
@@ -683,15 +687,14 @@ class _Dispatch:
         for worker in stale:
             self._unwatch(worker)
             worker.kill()
-        for worker in stale:
-            self._replace(worker)
+        self._replace(stale)
 
     def _lose(self, worker: WorkerHandle, why: str) -> None:
         running = self.running.pop(worker, None)
         self.deadlines.pop(worker, None)
         self._unwatch(worker)
         worker.kill()
-        self._replace(worker)
+        self._replace([worker])
         if running is None:
             return
         self.attempts[running] += 1
