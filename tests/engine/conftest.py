@@ -35,6 +35,15 @@ def processes_with_uids(uids: range) -> list[int]:
     return found
 
 
+def leftovers_after_sweep(pool: ExecutionPool) -> list[int]:
+    """The processes ``pool``'s programs left, once the template's sweep has had 30 s (a
+    generous bound, not a timing) to end them."""
+    deadline = time.monotonic() + 30
+    while processes_with_uids(pool.sandbox_uids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return processes_with_uids(pool.sandbox_uids)
+
+
 def kill_workers_later(pool: ExecutionPool, rounds: int, delay: float = 0.6) -> threading.Thread:
     """Kill every worker of ``pool`` ``rounds`` times, ``delay`` seconds apart, from a thread:
     a worker lost mid-batch, as an OOM kill would leave it."""

@@ -17,7 +17,7 @@ from nemo_code_rl.engine import PlannedProgram, collector_pause
 from nemo_code_rl.engine.pool import quiet_chains
 from tests.cancellation import check_cancelled_programs
 
-from .conftest import TEST_LIMITS, kill_workers_later, processes_with_uids
+from .conftest import TEST_LIMITS, kill_workers_later, leftovers_after_sweep
 from .seccomp import UNSHARE_SYSCALL
 
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -213,10 +213,7 @@ def test_a_batch_stopped_by_its_callers_error_leaves_no_result_for_the_next(pool
     assert len(set(pool.worker_pids) - set(workers)) == 1
     after = pool.run_batch([Program(f"print({i})", [""]) for i in range(2)])
     assert [r[0].stdout for r in after] == ["0\n", "1\n"]
-    deadline = time.monotonic() + 30  # a generous bound on the sweep, not a timing
-    while processes_with_uids(pool.sandbox_uids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert processes_with_uids(pool.sandbox_uids) == []
+    assert leftovers_after_sweep(pool) == []
 
 
 def test_cancelled_programs_stop_mid_input_or_never_start(pool):
@@ -225,10 +222,7 @@ def test_cancelled_programs_stop_mid_input_or_never_start(pool):
     workers = pool.worker_pids
     check_cancelled_programs(pool)
     assert pool.worker_pids == workers
-    deadline = time.monotonic() + 30  # a generous bound on the template's sweep, not a timing
-    while processes_with_uids(pool.sandbox_uids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert processes_with_uids(pool.sandbox_uids) == []
+    assert leftovers_after_sweep(pool) == []
     assert pool.run(Program("print(input())", ["after"]))[0].stdout == "after\n"
 
 
