@@ -4,6 +4,7 @@ import gc
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -14,7 +15,8 @@ import pytest
 
 from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, Verdict
 from nemo_code_rl.engine import PlannedProgram, collector_pause
-from nemo_code_rl.engine.pool import quiet_chains
+from nemo_code_rl.engine import pool as pool_module
+from nemo_code_rl.engine.pool import WorkerPool, quiet_chains
 from tests.cancellation import check_cancelled_programs
 
 from .conftest import TEST_LIMITS, kill_workers_later, leftovers_after_sweep
@@ -224,6 +226,47 @@ def test_cancelled_programs_stop_mid_input_or_never_start(pool):
     assert pool.worker_pids == workers
     assert leftovers_after_sweep(pool) == []
     assert pool.run(Program("print(input())", ["after"]))[0].stdout == "after\n"
+
+
+def _pool_with_a_stalled_start(workers: int = 2) -> tuple[WorkerPool, list]:
+    """A worker-process pool whose worker 1 is stopped before its start-up report (at its first
+    start only): a worker that takes as long as one likes to start."""
+    spawner = pool_module._ProcessSpawner("none", (), (), pool_module.sandbox_uid_base(None), None, False)
+    stalled = []
+
+    def spawn(index: int):
+        worker = spawner(index)
+        if index == 1 and not stalled:
+            os.kill(worker.pid, signal.SIGSTOP)
+            stalled.append(worker)
+        return worker
+
+    return WorkerPool(spawn, workers, TEST_LIMITS, False, "none", spawner.uid_base), stalled
+
+
+def test_the_pool_is_ready_with_its_first_worker_and_the_others_join_as_they_start():
+    pool, [stalled] = _pool_with_a_stalled_start()
+    with pool:
+        assert stalled.report is None and pool.isolation == "none"
+        results = pool.run_batch([Program("print(input())", [str(i)]) for i in range(4)])
+        assert [r[0].stdout for r in results] == ["0\n", "1\n", "2\n", "3\n"]
+        assert stalled.report is None and stalled in pool.handles
+        os.kill(stalled.pid, signal.SIGCONT)
+        deadline = time.monotonic() + 30
+        while stalled.report is None and time.monotonic() < deadline:
+            pool.run_batch([Program("import time\ntime.sleep(0.05)", [""]) for _ in range(4)])
+        assert stalled.report is not None and stalled.report["ok"]
+        assert [r[0].stdout for r in pool.run_batch([Program("print(7)", [""])] * 4)] == ["7\n"] * 4
+
+
+def test_a_worker_that_does_not_start_in_time_is_replaced(monkeypatch):
+    monkeypatch.setattr(pool_module, "_START_TIMEOUT_S", 1.0)
+    pool, [stalled] = _pool_with_a_stalled_start()
+    with pool:
+        results = pool.run_batch([Program("import time\ntime.sleep(0.3)\nprint(1)", [""]) for _ in range(6)])
+        assert [r[0].stdout for r in results] == ["1\n"] * 6
+        assert stalled not in pool.handles and stalled.exit_status() is not None
+        assert all(worker.report is not None for worker in pool.handles)
 
 
 def test_a_killed_worker_is_replaced_and_its_program_retried():
