@@ -170,6 +170,17 @@ def test_apps_stdio_with_line_lists() -> None:
     assert problem.metadata["difficulty"] == "introductory"
 
 
+def test_apps_stdio_mixes_texts_and_line_lists_and_names_a_test_that_is_neither() -> None:
+    row = _apps_row(input_output=json.dumps({"inputs": ["1", ["2", "3"]], "outputs": [["1"], "5"]}))
+    problem = parse_problem(row)
+    assert (problem.inputs, problem.outputs) == (["1", "2\n3"], ["1", "5"])
+    bad = _apps_row(input_output=json.dumps({"inputs": ["1", ["2"], 3], "outputs": ["1", "2", "3"]}))
+    with pytest.raises(ProblemFormatError) as caught:
+        parse_problem(bad)
+    assert caught.value.field == "input_output.inputs[2]"
+    assert "must be a string, got int" in str(caught.value)
+
+
 def test_apps_call_based() -> None:
     tests = {"fn_name": "add", "inputs": [[1, 2], [["a"], "b"]], "outputs": [[3], "ab"]}
     problem = parse_problem(_apps_row(input_output=json.dumps(tests), starter_code="def add(a, b):\n"))

@@ -1,5 +1,6 @@
 """``nemo-code-rl score`` end to end: files in, results rows and a summary out."""
 
+import gc
 import json
 
 import pytest
@@ -66,6 +67,22 @@ def test_score_files(tmp_path, capsys):
     assert rows[3]["format_ok"] is False and rows[0]["reward_version"]
     out = capsys.readouterr().out
     assert "pass@1" in out and "pass@2" in out and "unknown_problem=1" in out
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+def test_score_leaves_the_collector_as_it_found_it(tmp_path, enabled):
+    """``score`` pauses the cyclic collector for all it does (``engine.collector_pause``); once it
+    returns the collector is as it was: on for a caller that had it on, off for one that did not."""
+    write_jsonl(tmp_path / "problems.jsonl", PROBLEMS)
+    write_jsonl(tmp_path / "completions.jsonl", COMPLETIONS)
+    if not enabled:
+        gc.disable()
+    try:
+        argv = ["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]
+        assert main([*argv, "--workers", "1"]) == 0
+        assert gc.isenabled() is enabled
+    finally:
+        gc.enable()
 
 
 def test_bad_input_is_reported_with_its_line(tmp_path, capsys):

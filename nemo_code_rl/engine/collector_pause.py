@@ -15,7 +15,9 @@ Paused, not turned off: while batches route, a full collection still runs every 
 (a server running one batch after another would otherwise never collect), and the collector is
 as it was once the last batch in the process ends; what the batch made is collected then, when
 no worker waits. A collector turned off before is left off. The pools pause it around
-``run_batch`` and the verifier around ``verify_batch`` (its extraction and judging too).
+``run_batch``, the verifier around ``verify_batch`` (its extraction and judging too), and the
+``score`` command until its rows are written and summarized (they live until then, so walking
+them finds nothing to free).
 """
 
 from __future__ import annotations

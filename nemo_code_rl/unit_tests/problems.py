@@ -548,20 +548,19 @@ def _unit_test_problem(
     fn_name = tests.get("fn_name")
     if fn_name is not None and not isinstance(fn_name, str):
         raise ProblemFormatError("must be a string", field=f"{field_prefix}.fn_name")
+    if not fn_name:
+        inputs = _stdio_texts(raw_inputs, f"{field_prefix}.inputs")
+        outputs = _stdio_texts(raw_outputs, f"{field_prefix}.outputs")
+        return Problem(kind="stdio", inputs=inputs, outputs=outputs, **common)
     inputs, outputs = [], []
     for index, (raw_input, raw_output) in enumerate(zip(raw_inputs, raw_outputs, strict=True)):
         input_name, output_name = f"{field_prefix}.inputs[{index}]", f"{field_prefix}.outputs[{index}]"
-        if not fn_name:
-            inputs.append(_stdio_text(raw_input, input_name))
-            outputs.append(_stdio_text(raw_output, output_name))
-        elif call_style == "lcb":
+        if call_style == "lcb":
             inputs.append(_lcb_arguments(raw_input, input_name))
             outputs.append(_lcb_result(raw_output, output_name))
         else:
             inputs.append(_apps_arguments(raw_input, input_name))
             outputs.append(_json_text(raw_output, output_name))
-    if not fn_name:
-        return Problem(kind="stdio", inputs=inputs, outputs=outputs, **common)
     singleton_outputs = call_style == "apps"
     return Problem(
         kind="call",
@@ -606,8 +605,16 @@ def _json_text(value: Any, field_name: str) -> str:
         raise ProblemFormatError(f"not JSON-encodable ({error})", field=field_name) from error
 
 
+def _stdio_texts(values: list[Any], field_name: str) -> list[str]:
+    """stdin / stdout texts; APPS sometimes stores one as a list of lines. Texts alone (nearly
+    every row) are taken as they are, the field's name spelled only for an error: reading 20,000
+    problems is on ``score``'s way to its first program."""
+    if all(isinstance(value, str) for value in values):
+        return list(values)
+    return [_stdio_text(value, f"{field_name}[{index}]") for index, value in enumerate(values)]
+
+
 def _stdio_text(value: Any, field_name: str) -> str:
-    """APPS sometimes stores stdin / stdout as a list of lines."""
     if isinstance(value, str):
         return value
     if isinstance(value, list) and all(isinstance(line, str) for line in value):
