@@ -693,7 +693,10 @@ def serve(
     ``binaries``: a descriptor of the pool's binaries folder (see ``compiling``); ``quiet_chains``:
     read a fast program's reports at its end (``_QUIET_CHAIN_S``)."""
     link = _PoolLink(template_handle, cgroup, binaries, quiet_chains)
-    link.send(handshake)
+    try:
+        link.send(handshake)
+    except BrokenPipeError:  # the pool closed while this worker started (it does not wait for all)
+        return
     while True:
         job = link.next_job()
         if job is None:

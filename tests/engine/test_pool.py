@@ -259,6 +259,14 @@ def test_the_pool_is_ready_with_its_first_worker_and_the_others_join_as_they_sta
         assert [r[0].stdout for r in pool.run_batch([Program("print(7)", [""])] * 4)] == ["7\n"] * 4
 
 
+def test_a_pool_closed_while_a_worker_starts_leaves_it_to_exit_quietly(capfd):
+    pool, [stalled] = _pool_with_a_stalled_start()
+    threading.Timer(0.5, os.kill, (stalled.pid, signal.SIGCONT)).start()  # once its pipes are closed
+    pool.close()
+    assert stalled.exit_status() == 0
+    assert "Traceback" not in capfd.readouterr().err
+
+
 def test_a_worker_that_does_not_start_in_time_is_replaced(monkeypatch):
     monkeypatch.setattr(pool_module, "_START_TIMEOUT_S", 1.0)
     pool, [stalled] = _pool_with_a_stalled_start()
