@@ -4,6 +4,11 @@
 starts its forkers, reads the jobs from a file and runs them (``benchmarking.cold_floor``); the
 other floor column times warm forkers only, as before.
 
+``floor_split`` is the floor split as the trust model demands (``baselines.SplitForkFloor``):
+jobs held by one process, programs forked by another that never saw a job. Each layer's gain and
+time are also given against it: how far the engine is from the cheapest design that keeps jobs
+out of what programs inherit, apart from how far that design is from the bare floor.
+
 On ``bench``'s generated workload (stdin programs, 10 tests each, right, wrong and raising), each
 layer is timed at each worker count; the gain from the fewest to the most workers is compared
 with the floor's, and ``score`` (the CLI, end to end, reading and writing its files) with the
@@ -23,7 +28,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from nemo_code_rl.benchmarking.baselines import ForkFloor
+from nemo_code_rl.benchmarking.baselines import ForkFloor, SplitForkFloor
 from nemo_code_rl.benchmarking.workload import build_workload
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
 from nemo_code_rl.unit_tests.problems import parse_problem
@@ -44,6 +49,8 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
     found = {}
     with ForkFloor(workers) as floor:
         found["floor"] = min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
+    with SplitForkFloor(workers) as split:
+        found["floor_split"] = min(_timed(lambda: split.run(jobs, 5.0)) for _ in range(repeats))
     with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=isolation) as pool:
         found["engine"] = min(_timed(lambda: pool.run_batch(programs)) for _ in range(repeats))
         verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
@@ -119,9 +126,14 @@ def main() -> int:
         "seconds": by_workers,
         f"gain_{low}_to_{high}": gains,
         "share_of_floor_gain": {layer: gains[layer] / gains["floor"] for layer in gains},
+        "share_of_floor_split_gain": {layer: gains[layer] / gains["floor_split"] for layer in gains},
         f"score_over_floor_at_{high}": by_workers[high]["score"] / by_workers[high]["floor"],
         f"verifier_over_floor_at_{high}": by_workers[high]["verifier"] / by_workers[high]["floor"],
         f"score_over_floor_cold_at_{high}": by_workers[high]["score"] / by_workers[high]["floor_cold"],
+        f"over_floor_split_at_{high}": {
+            layer: by_workers[high][layer] / by_workers[high]["floor_split"]
+            for layer in ("engine", "verifier", "score")
+        },
     }
     print(json.dumps(report, indent=2))
     if args.json:

@@ -169,6 +169,24 @@ def test_fork_floor_survives_programs_that_close_stdio() -> None:
         assert floor.run([(source, ["a\n", "b\n"])]) == [[("a\n", None), ("b\n", None)]]
 
 
+def test_split_fork_floor_baseline(small_slice: list[WorkItem]) -> None:
+    """The split floor gets every answer right, and its programs are forked by a process other
+    than the one that holds their jobs (the worker this process started)."""
+    before = _child_pids()
+    source = "import os\nprint(os.getppid())\n"
+    with baselines.SplitForkFloor(workers=2) as floor:
+        workers = _child_pids() - before
+        assert len(workers) == 2
+        _assert_correct(small_slice, floor.run(_jobs(small_slice), timeout_s=30))
+        outcomes = floor.run([(source, [""])] * 4, timeout_s=30)
+        closing = "import os, sys\nprint(input())\nsys.stdout.flush()\nos.close(0)\nos.close(1)\n"
+        assert floor.run([(closing, ["a\n", "b\n"])]) == [[("a\n", None), ("b\n", None)]]
+    assert all(error is None for ((_, error),) in outcomes)
+    forkers = {int(stdout) for ((stdout, _),) in outcomes}
+    assert forkers and not forkers & (workers | {os.getpid()})
+    assert _child_pids() <= before
+
+
 def test_fork_floor_needs_starting() -> None:
     with pytest.raises(RuntimeError, match="context manager"):
         baselines.ForkFloor(workers=1).run([("print(1)", [""])])

@@ -16,6 +16,9 @@ every row of the benchmark can be checked against the expected answers and not o
   much of row c is the process model and how much its per-test overhead.
 * :class:`ForkFloor` (d): warm interpreters that do nothing but ``os.fork()`` per program and run
   its tests with fd 0/1/2 re-pointed; the lower bound of any fork-server design, isolation excluded.
+* :class:`SplitForkFloor` (``floor_split`` in ``benchmarks/scaling.py``): the floor with jobs kept
+  out of the process programs are forked from, as the trust model demands: the lower bound of any
+  design that keeps them out.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import multiprocessing
 import os
 import pickle
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -393,7 +397,79 @@ def _fork_program(source: str, inputs: list[bytes], timeout_s: float, protocol_f
     with open(read_fd, "rb") as pipe:
         payload = pipe.read()
     os.waitpid(pid, 0)
-    return payload or pickle.dumps([("", "forked child died")] * len(inputs))
+    return payload or pickle.dumps(_died(len(inputs)))
+
+
+def _died(count: int) -> list[Outcome]:
+    """What each test of a forked child that wrote no outcomes gets."""
+    return [("", "forked child died")] * count
+
+
+def _split_forker(sock: socket.socket) -> None:
+    """The job-free half of a split floor worker: forks one child per request, each child reading
+    its program from the memfd it is handed and writing its outcomes to the pipe it is handed."""
+    _preload()
+    while True:
+        request, fds, _, _ = socket.recv_fds(sock, 16, 2)
+        if not request:
+            return
+        payload_fd, results_fd = fds
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                sock.close()
+                source, inputs, timeout_s = pickle.loads(
+                    os.pread(payload_fd, os.fstat(payload_fd).st_size, 0)
+                )
+                os.close(payload_fd)
+                with open(results_fd, "wb") as pipe:
+                    pipe.write(pickle.dumps(_fork_child(source, inputs, timeout_s)))
+                status = 0
+            finally:
+                os._exit(status)
+        os.close(payload_fd)
+        os.close(results_fd)
+        os.waitpid(pid, 0)
+        sock.send(b"R")
+
+
+def split_floor_main() -> None:
+    """Entry point of one split floor worker: it forks its job-free forker before reading any job,
+    then hands each program to it through a memfd and reads the outcomes back from a pipe."""
+    ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    forker = os.fork()
+    if forker == 0:
+        status = 1
+        try:
+            ours.close()
+            keep = theirs.fileno()
+            os.closerange(3, keep)
+            os.closerange(keep + 1, 1 << 16)
+            null = os.open(os.devnull, os.O_RDWR)
+            os.dup2(null, 0)
+            os.dup2(null, 1)  # the worker's pipes to the benchmark are its alone
+            os.close(null)
+            _split_forker(theirs)
+            status = 0
+        finally:
+            os._exit(status)
+    theirs.close()
+
+    def handle(request: tuple[str, list[bytes], float], protocol_fds: tuple[int, int]) -> object:
+        payload_fd = os.memfd_create("program", os.MFD_CLOEXEC)
+        os.write(payload_fd, pickle.dumps(request))
+        read_fd, write_fd = os.pipe()
+        socket.send_fds(ours, [b"S"], [payload_fd, write_fd])
+        os.close(payload_fd)
+        os.close(write_fd)
+        with open(read_fd, "rb") as pipe:
+            payload = pipe.read()
+        if ours.recv(16) != b"R":
+            raise RuntimeError("the split floor's forker is gone")
+        return pickle.loads(payload) if payload else _died(len(request[1]))
+
+    _serve(handle)
 
 
 def _serve(handle: Callable[[Any, tuple[int, int]], object]) -> None:
@@ -516,11 +592,27 @@ class _ServedProcesses:
 class ForkFloor(_ServedProcesses):
     """Baseline (d): ``workers`` warm forkers doing a bare ``os.fork()`` per program."""
 
+    _ENTRY = "forker_main()"
+
     def __init__(self, workers: int) -> None:
-        super().__init__(workers, "forker_main()")
+        super().__init__(workers, self._ENTRY)
 
     def run(self, jobs: Sequence[Job], timeout_s: float = 10.0) -> list[list[Outcome]]:
         return self._map([(source, [data.encode() for data in inputs], timeout_s) for source, inputs in jobs])
+
+
+class SplitForkFloor(ForkFloor):
+    """The floor split the way the trust model asks, and nothing more (``scaling.py``'s ``floor_split``).
+
+    Each worker holds the jobs but never forks a program; a forker it started before reading any
+    job (so no job's bytes are in the memory a program inherits) forks each child, which reads its
+    program from a memfd and writes its outcomes to a pipe, both handed over with ``SCM_RIGHTS``.
+    No isolation, no limits, no supervision from outside, no judging: the least any design pays
+    that keeps jobs out of the process programs are forked from, so the engine's cost over the
+    floor can be split into what that separation costs and what the engine adds to it.
+    """
+
+    _ENTRY = "split_floor_main()"
 
 
 class HarnessProcesses(_ServedProcesses):
