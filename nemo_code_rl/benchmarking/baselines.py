@@ -475,8 +475,8 @@ def split_floor_main() -> None:
 def _serve(handle: Callable[[Any, tuple[int, int]], object]) -> None:
     """The loop of one served process: requests arrive as length-prefixed pickles on stdin and
     replies leave the same way on stdout; both are moved off fds 0/1 first so nothing a program
-    does to its stdio can corrupt the protocol."""
-    _preload()
+    does to its stdio can corrupt the protocol. Each entry point preloads in the process its
+    programs are forked from (the split floor's worker forks none)."""
     requests = open(os.dup(0), "rb")  # noqa: SIM115 - the server's pipes live as long as it serves
     replies = open(os.dup(1), "wb")  # noqa: SIM115 - the server's pipes live as long as it serves
     devnull = os.open(os.devnull, os.O_RDWR)
@@ -496,6 +496,7 @@ def forker_main() -> None:
         source, inputs, timeout_s = request
         return pickle.loads(_fork_program(source, inputs, timeout_s, protocol_fds))
 
+    _preload()
     _serve(handle)
 
 
@@ -507,6 +508,7 @@ def harness_main(kind: str) -> None:
         source, inputs, timeout_s, *extra = request
         return _program_in_manager(child, source, inputs, timeout_s, tuple(extra))
 
+    _preload()
     _serve(handle)
 
 
