@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import errno
 import os
 
 CLONE_NEWNS = 0x00020000
@@ -21,6 +22,7 @@ MS_RDONLY = 1
 MS_NOSUID = 2
 MS_NODEV = 4
 MS_NOEXEC = 8
+MS_NOATIME = 1024
 MS_REMOUNT = 32
 MS_BIND = 4096
 MS_REC = 16384
@@ -46,6 +48,8 @@ _AT_RECURSIVE = 0x8000
 _SYS_MOUNT_SETATTR = 442  # the same number on every architecture (added after the syscall unification)
 # pivot_root predates the unification and glibc has no wrapper: its number per machine (uname -m).
 _SYS_PIVOT_ROOT = {"x86_64": 155, "aarch64": 41, "riscv64": 41, "ppc64le": 203, "s390x": 217}
+# FS_IOC_GETFLAGS, ``_IOR('f', 1, long)``: the generic encoding, and powerpc's (other direction bits).
+_FS_IOC_GETFLAGS = {"ppc64le": 0x40086601}.get(os.uname().machine, 0x80086601)
 _MOUNT_ATTR_RDONLY = 0x1
 _MOUNT_ATTR_NOSUID = 0x2
 _LINUX_CAPABILITY_VERSION_3 = 0x20080522
@@ -95,6 +99,17 @@ def pivot_root(new_root: str, put_old: str) -> None:
         ctypes.c_char_p(os.fsencode(put_old)),
     )
     _check(result, f"pivot_root {new_root}")
+
+
+def inode_flags(fd: int) -> int:
+    """The inode flags of ``fd``'s file (``chattr``'s), or 0 where its file system has none."""
+    flags = ctypes.c_long(0)
+    if _libc.ioctl(fd, ctypes.c_ulong(_FS_IOC_GETFLAGS), ctypes.byref(flags)) < 0:
+        err = ctypes.get_errno()
+        if err in (errno.ENOTTY, errno.EOPNOTSUPP, errno.EINVAL):
+            return 0
+        raise OSError(err, f"FS_IOC_GETFLAGS: {os.strerror(err)}")
+    return flags.value
 
 
 def prctl(option: int, arg2: int = 0, arg3: int = 0, arg4: int = 0, arg5: int = 0) -> int:
