@@ -454,8 +454,8 @@ class Workdir:
             ]
         owner = 0 if self.config.userns else self.config.uid
         options = f"mode=0700,uid={owner},gid={owner},size={size}"
+        flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOATIME
         for folder in _PRIVATE:
-            flags = syscalls.MS_NOSUID | syscalls.MS_NODEV | syscalls.MS_NOATIME
             syscalls.mount("tmpfs", folder, "tmpfs", flags, options)
         for path, handle in self._installed:
             _mount_point(path, f"/proc/self/fd/{handle}")

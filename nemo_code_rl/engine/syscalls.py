@@ -104,11 +104,12 @@ def pivot_root(new_root: str, put_old: str) -> None:
 def inode_flags(fd: int) -> int:
     """The inode flags of ``fd``'s file (``chattr``'s), or 0 where its file system has none."""
     flags = ctypes.c_long(0)
-    if _libc.ioctl(fd, ctypes.c_ulong(_FS_IOC_GETFLAGS), ctypes.byref(flags)) < 0:
-        err = ctypes.get_errno()
-        if err in (errno.ENOTTY, errno.EOPNOTSUPP, errno.EINVAL):
+    try:
+        _check(_libc.ioctl(fd, ctypes.c_ulong(_FS_IOC_GETFLAGS), ctypes.byref(flags)), "FS_IOC_GETFLAGS")
+    except OSError as exc:
+        if exc.errno in (errno.ENOTTY, errno.EOPNOTSUPP, errno.EINVAL):
             return 0
-        raise OSError(err, f"FS_IOC_GETFLAGS: {os.strerror(err)}")
+        raise
     return flags.value
 
 
