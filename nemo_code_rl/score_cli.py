@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager
+from collections.abc import Iterator
+from concurrent.futures import Future
+from contextlib import contextmanager
 from pathlib import Path
 from typing import get_args
 
@@ -14,7 +15,7 @@ from nemo_code_rl.arc import cli as arc_cli
 from nemo_code_rl.arc.data import is_arc_source
 from nemo_code_rl.arc.execution import ArcExecutionConfig
 from nemo_code_rl.engine import Limits
-from nemo_code_rl.engine.backend import BackendConfig, BackendKind
+from nemo_code_rl.engine.backend import BackendConfig, BackendKind, ExecutionBackend
 from nemo_code_rl.engine.collector_pause import collector_paused_while_routing
 from nemo_code_rl.engine.languages import CompileSettings, Language
 from nemo_code_rl.engine.limits import check_seconds
@@ -160,18 +161,11 @@ def add_subcommand(sub: argparse._SubParsersAction) -> None:
 
 
 def _score(args: argparse.Namespace) -> int:
-    from nemo_code_rl.unit_tests.default_job import default_job
-
     if (args.problems is None) != (args.completions is None):
         raise SystemExit(
             "nemo-code-rl score: give both PROBLEMS and COMPLETIONS, or neither for the default job"
         )
-    if args.problems is None:
-        problems, rows = default_job()
-        problem_errors: list[RowError] = []
-        completions = results_files.number_completions(rows)
-        output = Path(args.output or "humaneval_default.results.jsonl")
-    else:
+    if args.problems is not None:
         if args.early_start is not None and is_arc_source(args.problems):
             args.early_start.discard(wait=False)  # ARC's workers preload other modules: it starts its own
         handled = arc_cli.score_rows_if_arc(
@@ -193,8 +187,27 @@ def _score(args: argparse.Namespace) -> int:
     # Started before the heavy imports where it could be (``backend_start``); its workers start
     # while the input is read.
     starting = backend_start.backend(args.early_start, args.backend, args.workers, args.isolation)
+    with collector_paused_while_routing(periodic=False):
+        return _read_and_judge(args, starting)
+
+
+def _read_and_judge(args: argparse.Namespace, starting: Future[ExecutionBackend]) -> int:
+    """Read the input, judge it into the results file, then print the summary. ``score`` runs this
+    with the collector paused (``engine.collector_pause``), not only while the batch routes, and
+    with no periodic collection: the problems read here and the rows made live until this returns,
+    and walking them found nothing to free (while reading 20,000 problems, 0.16-0.22 s of
+    collections on the 16-core host; after a batch of 8,000-20,000 programs there, 0.1-0.4 s; every
+    ``PAUSE_MAX_S`` during a batch of 8,000 on the development VM, 0.5 s). Once this has returned
+    they are freed, and the collector resumes with little to walk."""
+    from nemo_code_rl.unit_tests.default_job import default_job
+
     try:
-        if args.problems is not None:
+        if args.problems is None:
+            problems, rows = default_job()
+            problem_errors: list[RowError] = []
+            completions = results_files.number_completions(rows)
+            output = Path(args.output or "humaneval_default.results.jsonl")
+        else:
             problems, problem_errors = read_problems(args.problems)
             completions = results_files.read_completions(args.completions)
             output = (
@@ -214,23 +227,6 @@ def _score(args: argparse.Namespace) -> int:
         with starting.result() as backend, Verifier(config, pool=backend, time_limits=cache) as verifier:
             yield verifier
 
-    with collector_paused_while_routing():
-        return _judge(args, results, open_verifier, problems, completions, problem_errors)
-
-
-def _judge(
-    args: argparse.Namespace,
-    results: results_files.ResultsFile,
-    open_verifier: Callable[[], AbstractContextManager[Verifier]],
-    problems: list[Problem],
-    completions: list[results_files.Completion],
-    problem_errors: list[RowError],
-) -> int:
-    """Judge into ``results``, then print the summary. ``score`` runs it with the collector paused
-    (``engine.collector_pause``) until it returns, not only while the batch routes: the rows it
-    makes live until then, and walking them found nothing to free (0.1-0.4 s after a batch of
-    8,000-20,000 programs at 16 workers). Once it has returned they are freed, and the collector
-    resumes with little to walk."""
     judged = scoring.score_to_file(
         results, open_verifier, problems, completions, "score", args.quiet, problem_errors
     )

@@ -2,10 +2,12 @@
 
 import gc
 import json
+import sys
 
 import pytest
 
 from nemo_code_rl.cli import main
+from nemo_code_rl.engine import collector_pause
 
 PROBLEMS = [
     {
@@ -83,6 +85,36 @@ def test_score_leaves_the_collector_as_it_found_it(tmp_path, enabled):
         assert gc.isenabled() is enabled
     finally:
         gc.enable()
+
+
+def test_score_runs_no_collection_while_it_reads_and_judges(tmp_path, monkeypatch):
+    """What ``score`` reads and the rows it makes live until it ends, so a collection walks them
+    and frees nothing: none runs while it reads its input (3,000 problems here), nor while it
+    judges, even where a server's batches would collect at every turn (``PAUSE_MAX_S`` 0)."""
+    monkeypatch.setattr(collector_pause, "PAUSE_MAX_S", 0.0)
+    tests = json.dumps({"inputs": ["x\n"] * 5, "outputs": ["x\n"] * 5})
+    unused = [{"id": f"unused{i}", "question": "Echo.", "input_output": tests} for i in range(3000)]
+    write_jsonl(tmp_path / "problems.jsonl", [*PROBLEMS, *unused])
+    slow = "```python\nimport time\ntime.sleep(0.2)\nprint(int(input()) * 2)\n```"
+    write_jsonl(tmp_path / "completions.jsonl", [*COMPLETIONS, {"id": "double", "completion": slow}])
+    collections = []
+
+    def on_collection(phase, info):
+        if phase == "start":
+            frame, reading = sys._getframe(), False
+            while frame is not None and not reading:
+                reading, frame = frame.f_code.co_name == "read_problems", frame.f_back
+            collections.append((gc.isenabled(), reading))
+
+    gc.callbacks.append(on_collection)
+    try:
+        argv = ["score", str(tmp_path / "problems.jsonl"), str(tmp_path / "completions.jsonl"), "--quiet"]
+        assert main([*argv, "--workers", "2"]) == 0
+    finally:
+        gc.callbacks.remove(on_collection)
+    assert [c for c in collections if c != (True, False)] == []
+    rows = [json.loads(line) for line in (tmp_path / "completions.results.jsonl").read_text().splitlines()]
+    assert rows[-1]["passed"] is True
 
 
 def test_bad_input_is_reported_with_its_line(tmp_path, capsys):

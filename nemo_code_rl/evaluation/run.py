@@ -173,14 +173,31 @@ def _generate(
 
 def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     """``score``'s path: RESULTS streamed and resumable, then the pass@k tables."""
+    from nemo_code_rl.engine.collector_pause import collector_paused_while_routing
+
+    with collector_paused_while_routing(periodic=False):  # as ``score`` does: see ``_judged_summary``
+        summary = _judged_summary(problem_set, run)
+    if summary is None:
+        return INTERRUPTED
+    table = format_table(summary)
+    (run.output / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    header = f"{run.settings.model} on {problem_set.source}, {run.n} completion(s) per problem"
+    (run.output / "summary.md").write_text(f"{header}\n\n{table}\n", encoding="utf-8")
+    sys.stdout.write(f"{header}\n{table}\nresults: {run.output / RESULTS}\n")
+    return 0
+
+
+def _judged_summary(problem_set: ProblemSet, run: EvalRun) -> dict[str, Any] | None:
+    """The completions judged into RESULTS, and their summary; ``None`` after Ctrl-C. Run with the
+    collector paused, as ``score`` runs its own (``score_cli._read_and_judge``): what is read and
+    the rows made here live until this returns, so a collection before would free nothing."""
     from nemo_code_rl import results_files
     from nemo_code_rl.unit_tests import scoring
     from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
 
     completions_path = run.output / COMPLETIONS
     completions = results_files.read_completions(completions_path)
-    output = run.output / RESULTS
-    results = results_files.ResultsFile(output, completions, resume=run.resume)
+    results = results_files.ResultsFile(run.output / RESULTS, completions, resume=run.resume)
 
     def open_verifier() -> Verifier:
         return Verifier(VerifierConfig(), backend=run.backend, workers=run.workers, isolation=run.isolation)
@@ -189,16 +206,10 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
         results, open_verifier, problem_set.problems, completions, "eval", run.quiet
     )
     if judged is None:
-        return INTERRUPTED
+        return None
     rows, _ = judged
     finish_reasons = [row["finish_reason"] for row in _read_rows(completions_path)]
-    summary = eval_summary(rows, problem_set.groups, run.ks, finish_reasons)
-    table = format_table(summary)
-    (run.output / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    header = f"{run.settings.model} on {problem_set.source}, {run.n} completion(s) per problem"
-    (run.output / "summary.md").write_text(f"{header}\n\n{table}\n", encoding="utf-8")
-    sys.stdout.write(f"{header}\n{table}\nresults: {output}\n")
-    return 0
+    return eval_summary(rows, problem_set.groups, run.ks, finish_reasons)
 
 
 def _score_arc(problem_set: ProblemSet, run: EvalRun) -> int:

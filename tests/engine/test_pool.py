@@ -1,6 +1,7 @@
 """Batch behaviour: order, spreading, worker loss and recovery, start-up checks."""
 
 import gc
+import itertools
 import os
 import platform
 import shutil
@@ -135,6 +136,32 @@ def test_a_long_batch_still_collects_every_pause_max(monkeypatch, pool):
     finally:
         gc.callbacks.remove(on_collection)
     assert [t for t in full if started < t < ended]
+
+
+def test_a_slow_periodic_collection_waits_longer_before_the_next(monkeypatch, pool):
+    """Periodic collections take at most ``PERIODIC_SHARE`` of the routing time, whatever the heap:
+    after one that took ``t``, the next waits ``t / PERIODIC_SHARE`` (``PAUSE_MAX_S`` is 0 here, so
+    only that wait spaces them; it would collect at every turn)."""
+    monkeypatch.setattr(collector_pause, "PAUSE_MAX_S", 0.0)
+    monkeypatch.setattr(collector_pause, "PERIODIC_SHARE", 0.2)
+    heap = [[index] for index in range(200_000)]  # for a full collection to walk
+    spans: list[list[float]] = []
+
+    def on_collection(phase, info):
+        if info["generation"] == 2 and not gc.isenabled():
+            if phase == "start":
+                spans.append([time.monotonic(), 0.0])
+            else:
+                spans[-1][1] = time.monotonic()
+
+    gc.callbacks.append(on_collection)
+    try:
+        pool.run_batch([Program("import time; time.sleep(0.05)", [""]) for _ in range(60)])
+    finally:
+        gc.callbacks.remove(on_collection)
+    assert len(heap) == 200_000 and len(spans) >= 2
+    for (start, stop), (next_start, _) in itertools.pairwise(spans):
+        assert next_start - stop >= 0.9 * (stop - start) / 0.2
 
 
 def test_overlapping_batches_keep_the_collector_paused_until_the_last_ends(pool):
