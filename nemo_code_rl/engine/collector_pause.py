@@ -15,21 +15,20 @@ Paused, not turned off: while batches route, a full collection still runs every 
 (a server running one batch after another would otherwise never collect), and the collector is
 as it was once the last batch in the process ends; what the batch made is collected then, when
 no worker waits. A periodic collection stops every worker for as long as it walks the heap, which
-grows with the batch: on the 16-core host, two of 1.3-1.4 s each while ``score`` routed 50,000
-programs (before it ran none). So the next one waits at least ``1 / PERIODIC_SHARE`` times as
-long as the last took: periodic collections take at most that share of the routing time,
-whatever the heap. A collector turned off before is left off. The pools pause it around
-``run_batch``, the verifier around ``verify_batch`` (its extraction and judging too), and the
-``score`` and ``eval`` commands from reading their input until their rows are written and
-summarized.
+grows with the batch: on the 16-core host the verifier alone, routing 50,000 programs, ran two of
+0.6-1.0 s each. So the next one waits at least ``1 / PERIODIC_SHARE`` times as long as the last
+took: periodic collections take at most that share of the routing time, whatever the heap. A
+collector turned off before is left off. The pools pause it around ``run_batch``, the verifier
+around ``verify_batch`` (its extraction and judging too), and the ``score`` and ``eval`` commands
+from reading their input until their rows are written and summarized.
 
 The commands pause it with ``periodic=False``: no periodic collection runs while they judge.
 Their problems, rows and verifications live until they end, so each full collection walked all
 of them and freed nothing (none found anything to free after 8,000 programs), while every worker
-waited: 0.47-0.59 s each on the development VM at 8,000 programs, and longer as the heap grows,
-one every ``PAUSE_MAX_S``, so a long run spent a growing share of its time in them. A command's
-run ends, and with it what it holds; a server's batches never all end, and keep the periodic
-collection.
+waited: 0.47-0.59 s each on the development VM at 8,000 programs, 1.0-1.4 s on the 16-core host
+at 50,000, one every ``PAUSE_MAX_S``, so a long run spent a growing share of its time in them.
+A command's run ends, and with it what it holds; a server's batches never all end, and keep the
+periodic collection.
 """
 
 from __future__ import annotations
