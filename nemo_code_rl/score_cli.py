@@ -193,12 +193,8 @@ def _score(args: argparse.Namespace) -> int:
 
 def _read_and_judge(args: argparse.Namespace, starting: Future[ExecutionBackend]) -> int:
     """Read the input, judge it into the results file, then print the summary. ``score`` runs this
-    with the collector paused (``engine.collector_pause``), not only while the batch routes, and
-    with no periodic collection: the problems read here and the rows made live until this returns,
-    and walking them found nothing to free (while reading 20,000 problems, 0.2-0.3 s of
-    collections on the 16-core host; after a batch of 8,000-20,000 programs there, 0.1-0.4 s; every
-    ``PAUSE_MAX_S`` during a batch of 8,000 on the development VM, 0.5 s). Once this has returned
-    they are freed, and the collector resumes with little to walk."""
+    with the collector paused and no periodic collection (``engine.collector_pause`` says why):
+    what is read and made here lives until this returns, and is freed before the collector resumes."""
     from nemo_code_rl.unit_tests.default_job import default_job
 
     try:

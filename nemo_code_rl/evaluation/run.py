@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from nemo_code_rl.engine.backend import BackendKind
+from nemo_code_rl.engine.collector_pause import collector_paused_while_routing
 from nemo_code_rl.engine.sandbox import FULL
 from nemo_code_rl.evaluation.completions_log import CompletionsLog
 from nemo_code_rl.evaluation.generators import (
@@ -173,9 +174,7 @@ def _generate(
 
 def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
     """``score``'s path: RESULTS streamed and resumable, then the pass@k tables."""
-    from nemo_code_rl.engine.collector_pause import collector_paused_while_routing
-
-    with collector_paused_while_routing(periodic=False):  # as ``score`` does: see ``_judged_summary``
+    with collector_paused_while_routing(periodic=False):  # as ``score`` does
         summary = _judged_summary(problem_set, run)
     if summary is None:
         return INTERRUPTED
@@ -189,8 +188,7 @@ def _score_problems(problem_set: ProblemSet, run: EvalRun) -> int:
 
 def _judged_summary(problem_set: ProblemSet, run: EvalRun) -> dict[str, Any] | None:
     """The completions judged into RESULTS, and their summary; ``None`` after Ctrl-C. Run with the
-    collector paused, as ``score`` runs its own (``score_cli._read_and_judge``): what is read and
-    the rows made here live until this returns, so a collection before would free nothing."""
+    collector paused, as ``score`` runs its own (``engine.collector_pause`` says why)."""
     from nemo_code_rl import results_files
     from nemo_code_rl.unit_tests import scoring
     from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
