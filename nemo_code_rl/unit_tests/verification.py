@@ -165,7 +165,7 @@ class Verification:
 
     @property
     def n_passed(self) -> int:
-        return sum(t.verdict == Verdict.PASSED for t in self.tests)
+        return _passed(self.tests)
 
     @property
     def n_total(self) -> int:
@@ -173,9 +173,7 @@ class Verification:
 
     @property
     def ran_without_error(self) -> bool:
-        return bool(self.tests) and all(
-            t.verdict in (Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.NOT_RUN) for t in self.tests
-        )
+        return _ran_without_error(self.tests)
 
     def to_dict(self) -> dict[str, Any]:
         """Its fields (tests as dicts), ``n_passed`` and ``n_total``: ``dataclasses.asdict``'s
@@ -184,6 +182,17 @@ class Verification:
         data["tests"] = [{name: getattr(t, name) for name in _TEST_FIELDS} for t in self.tests]
         data.update(n_passed=self.n_passed, n_total=self.n_total)
         return data
+
+
+def _passed(tests: Sequence[TestOutcome]) -> int:
+    return sum(t.verdict == Verdict.PASSED for t in tests)
+
+
+def _ran_without_error(tests: Sequence[TestOutcome]) -> bool:
+    """Every test ran to its end: a wrong answer counts, an error, a timeout or a kill does not."""
+    return bool(tests) and all(
+        t.verdict in (Verdict.PASSED, Verdict.WRONG_ANSWER, Verdict.NOT_RUN) for t in tests
+    )
 
 
 _VERIFICATION_FIELDS = tuple(f.name for f in fields(Verification))
@@ -614,27 +623,28 @@ class Verifier:
             TestOutcome(judgement.verdict, result.wall_s, judgement.detail) for judgement, result in pairs
         ]
         infra = any(t.verdict in INFRA_VERDICTS for t in tests)
-        all_passed = all(t.verdict == Verdict.PASSED for t in tests)
-        verification = Verification(
+        n_passed = _passed(tests)
+        all_passed = n_passed == len(tests)
+        summary = VerificationSummary(
+            format_ok=True,
+            ran_without_error=_ran_without_error(tests),
+            n_passed=n_passed,
+            n_total=len(tests),
+            infra_fault=infra,
+        )
+        # built once, its reward known first: the routing process makes one per program
+        return Verification(
             problem_id=job.problem.id,
             format_ok=True,
             code=job.code,
             tests=tests,
             passed=None if infra else all_passed,
-            reward=None,
+            reward=compute_reward(summary, self.config.reward),
             infra_fault=infra,
             execution_s=sum(r.wall_s for r in job.results),
             timeout_lost_s=sum(r.wall_s for r in job.results if r.verdict is Verdict.TIMEOUT),
             feedback="" if all_passed else self._feedback(job),
         )
-        summary = VerificationSummary(
-            format_ok=True,
-            ran_without_error=verification.ran_without_error,
-            n_passed=verification.n_passed,
-            n_total=verification.n_total,
-            infra_fault=infra,
-        )
-        return replace(verification, reward=compute_reward(summary, self.config.reward))
 
     def _format_failure(self, problem: Problem, reason: str) -> Verification:
         summary = VerificationSummary(
