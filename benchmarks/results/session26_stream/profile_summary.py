@@ -2,9 +2,13 @@
 own (the frame on top; a C call counts for the Python function that made it) and with what it
 called.
 
-    python profile_summary.py score.raw [TOP]
+    python profile_summary.py score.raw [TOP]      (a .gz file is read as such)
+
+With ``--subprocesses`` (call 3), each stack starts with its processes' frames ("process PID:..."),
+counted like functions.
 """
 
+import gzip
 import re
 import sys
 from collections import Counter
@@ -20,7 +24,9 @@ def name(frame: str) -> str:
     return f"{match.group(1)} ({match.group(2).split('/')[-1]})" if match else frame
 
 
-for line in Path(sys.argv[1]).read_text().splitlines():
+path = Path(sys.argv[1])
+text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
+for line in text.splitlines():
     if not line.strip():
         continue
     stack, count = line.rsplit(" ", 1)
