@@ -29,7 +29,7 @@ import time
 from pathlib import Path
 
 from nemo_code_rl.benchmarking.baselines import ForkFloor, SplitForkFloor
-from nemo_code_rl.benchmarking.workload import build_workload
+from nemo_code_rl.benchmarking.workload import build_workload, write_score_files
 from nemo_code_rl.engine import ExecutionPool, Limits, Program
 from nemo_code_rl.unit_tests.problems import parse_problem
 from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
@@ -55,11 +55,7 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
         found["engine"] = min(_timed(lambda: pool.run_batch(programs)) for _ in range(repeats))
         verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
         found["verifier"] = min(_timed(lambda: verifier.verify_batch(pairs)) for _ in range(repeats))
-    problems_file, completions_file = folder / "problems.jsonl", folder / "completions.jsonl"
-    problems_file.write_text("".join(json.dumps(row) + "\n" for row in rows))
-    completions_file.write_text(
-        "".join(json.dumps({"id": item.name, "completion": item.completion}) + "\n" for item in items)
-    )
+    problems_file, completions_file = write_score_files(items, folder)
     jobs_file = folder / "jobs.json"
     jobs_file.write_text(json.dumps(jobs))
     cold = [sys.executable, "-m", "nemo_code_rl.benchmarking.cold_floor", str(jobs_file), str(workers)]

@@ -161,59 +161,53 @@ def _verdicts(folder: Path, name: str) -> list[tuple[Any, ...]]:
     return [(r["index"], r["status"], r["passed"], [t["verdict"] for t in r["tests"]]) for r in rows]
 
 
-_ALONE = """
-import sys, time
-from nemo_code_rl.benchmarking.workload import build_workload
-from nemo_code_rl.engine import ExecutionPool, Limits, Program
-from nemo_code_rl.unit_tests.problems import parse_problem
-from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
-programs, workers, isolation = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
-pairs = [(parse_problem(item.problem_row()), item.completion) for item in build_workload(programs, 10)]
-with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=isolation) as pool:
-    pool.run_batch([Program("pass", [""]) for _ in range(4 * workers)])  # every worker started and warm
-    verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
-    start = time.perf_counter()
-    verifier.verify_batch(pairs)
-    print(time.perf_counter() - start)
-"""
+def _in_tree(tree: str | None, step: str, *arguments: object) -> str:
+    """Run ``step`` (``_STEPS``) in a fresh interpreter of ``tree``; what it printed."""
+    command = [sys.executable, __file__, "--step", step, *map(str, arguments)]
+    return subprocess.run(command, capture_output=True, text=True, check=True, env=_environment(tree)).stdout
 
 
-def _floor_and_alone(tree: str | None, programs: int, workers: int, isolation: str) -> tuple[float, float]:
-    """The bare-fork floor and the verifier alone, each in a fresh interpreter of ``tree``."""
-    floor = (
-        "import sys, time\n"
-        "from nemo_code_rl.benchmarking.baselines import ForkFloor\n"
-        "from nemo_code_rl.benchmarking.workload import build_workload\n"
-        "jobs = [(i.source, i.inputs) for i in build_workload(int(sys.argv[1]), 10)]\n"
-        "with ForkFloor(int(sys.argv[2])) as floor:\n"
-        "    start = time.perf_counter()\n"
-        "    floor.run(jobs, 5.0)\n"
-        "    print(time.perf_counter() - start)\n"
-    )
-    found = []
-    for code in (floor, _ALONE):
-        done = subprocess.run(
-            [sys.executable, "-c", code, str(programs), str(workers), isolation],
-            capture_output=True, text=True, check=True, env=_environment(tree),
-        )  # fmt: skip
-        found.append(float(done.stdout.split()[-1]))
-    return found[0], found[1]
+def _write_workload(programs: str, folder: str) -> None:
+    from nemo_code_rl.benchmarking.workload import build_workload, write_score_files
+
+    write_score_files(build_workload(int(programs), 10), Path(folder))
 
 
-def _write_workload(tree: str | None, programs: int, folder: Path) -> None:
-    code = (
-        "import json, sys\n"
-        "from pathlib import Path\n"
-        "from nemo_code_rl.benchmarking.workload import build_workload\n"
-        "items, folder = build_workload(int(sys.argv[1]), 10), Path(sys.argv[2])\n"
-        "rows = ''.join(json.dumps(i.problem_row()) + '\\n' for i in items)\n"
-        "(folder / 'problems.jsonl').write_text(rows)\n"
-        "(folder / 'completions.jsonl').write_text(\n"
-        "    ''.join(json.dumps({'id': i.name, 'completion': i.completion}) + '\\n' for i in items))\n"
-    )
-    subprocess.run(
-        [sys.executable, "-c", code, str(programs), str(folder)], check=True, env=_environment(tree)
-    )
+def _floor(programs: str, workers: str) -> None:
+    """The bare-fork floor's seconds."""
+    from nemo_code_rl.benchmarking.baselines import ForkFloor
+    from nemo_code_rl.benchmarking.workload import build_workload
+
+    jobs = [(item.source, item.inputs) for item in build_workload(int(programs), 10)]
+    with ForkFloor(int(workers)) as floor:
+        start = time.perf_counter()
+        floor.run(jobs, 5.0)
+        print(time.perf_counter() - start)
+
+
+def _verifier_alone(programs: str, workers: str, isolation: str) -> None:
+    """The seconds of one ``verify_batch`` on a warm pool, as ``scaling.py`` times the verifier."""
+    from nemo_code_rl.benchmarking.workload import build_workload
+    from nemo_code_rl.engine import ExecutionPool, Limits, Program
+    from nemo_code_rl.unit_tests.problems import parse_problem
+    from nemo_code_rl.unit_tests.verification import Verifier, VerifierConfig
+
+    items = build_workload(int(programs), 10)
+    pairs = [(parse_problem(item.problem_row()), item.completion) for item in items]
+    with ExecutionPool(workers=int(workers), limits=Limits(timeout_s=5.0), isolation=isolation) as pool:
+        pool.run_batch([Program("pass", [""]) for _ in range(4 * pool.size)])  # every worker started
+        verifier = Verifier(VerifierConfig(timeout_s=5.0, calibrate=False), pool=pool)
+        start = time.perf_counter()
+        verifier.verify_batch(pairs)
+        print(time.perf_counter() - start)
+
+
+# What runs in a tree's own interpreter (the driver never imports the package it times).
+_STEPS: dict[str, Callable[..., None]] = {
+    "workload": _write_workload,
+    "floor": _floor,
+    "verifier_alone": _verifier_alone,
+}
 
 
 def _line(row: dict[str, Any], names: list[str]) -> str:
@@ -237,6 +231,9 @@ def _line(row: dict[str, Any], names: list[str]) -> str:
 def main() -> int:
     if sys.argv[1:2] == ["--timeline"]:
         _timeline(float(sys.argv[2]), sys.argv[4:])
+    if sys.argv[1:2] == ["--step"]:
+        _STEPS[sys.argv[2]](*sys.argv[3:])
+        return 0
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, default=os.cpu_count())
     parser.add_argument("--programs", type=int, nargs="+", default=[20000])
@@ -251,16 +248,20 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="score-phases-") as scratch:
         folder = Path(scratch)
         for programs in args.programs:
-            _write_workload(trees[names[-1]], programs, folder)
+            last = trees[names[-1]]
+            _in_tree(last, "workload", programs, folder)
             for round_ in range(args.rounds):
-                floor, alone = _floor_and_alone(trees[names[-1]], programs, args.workers, args.isolation)
+                floor = float(_in_tree(last, "floor", programs, args.workers).split()[-1])
+                alone = _in_tree(last, "verifier_alone", programs, args.workers, args.isolation)
+                alone = float(alone.split()[-1])
                 order = names[round_ % len(names) :] + names[: round_ % len(names)]
                 row: dict[str, Any] = {"programs": programs, "round": round_, "workers": args.workers}
                 row.update(floor=round(floor, 4), verifier=round(alone, 4))
                 row["trees"] = {
                     name: _score(trees[name], folder, args.workers, args.isolation, name) for name in order
                 }
-                row["same_rows"] = all(_verdicts(folder, n) == _verdicts(folder, names[0]) for n in names)
+                first = _verdicts(folder, names[0])
+                row["same_rows"] = all(_verdicts(folder, name) == first for name in names[1:])
                 report.append(row)
                 print(_line(row, names), flush=True)
     if args.json:

@@ -14,6 +14,7 @@ import json
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 LABELS = ("correct", "wrong", "raising")
 STYLES = ("input", "readline", "for_line", "buffer", "open0")
@@ -188,6 +189,17 @@ class WorkItem:
         read; its expected outputs are the reference answers."""
         io = {"inputs": list(self.inputs), "outputs": list(self.expected)}
         return {"id": self.name, "question": "", "input_output": json.dumps(io)}
+
+
+def write_score_files(items: Sequence[WorkItem], folder: Path) -> tuple[Path, Path]:
+    """``items`` as ``score``'s two input files in ``folder``: ``problems.jsonl`` (each item's
+    ``problem_row``) and ``completions.jsonl`` (its ``completion``, by its name); their paths."""
+    problems, completions = folder / "problems.jsonl", folder / "completions.jsonl"
+    problems.write_text("".join(json.dumps(item.problem_row()) + "\n" for item in items))
+    completions.write_text(
+        "".join(json.dumps({"id": item.name, "completion": item.completion}) + "\n" for item in items)
+    )
+    return problems, completions
 
 
 def outputs_match(stdout: str, expected: str) -> bool:
