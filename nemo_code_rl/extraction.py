@@ -29,6 +29,7 @@ Modes:
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
 
@@ -44,6 +45,7 @@ _THINK_OPEN = "<think>"
 _THINK_CLOSE = "</think>"
 _FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,})[ \t]*([\w+#-]*)[^`]*$")
 _FENCE_CLOSE = re.compile(r"^\s*(`{3,})\s*$")
+_FENCE_MARK = re.compile("```")  # a literal: found by the regex engine's prefix scan, faster than str.find
 _CODE_TAGS = re.compile(r"<code>(.*?)</code>", re.DOTALL)
 
 
@@ -164,27 +166,42 @@ def fenced_blocks(text: str) -> list[tuple[str, str]]:
     >>> fenced_blocks("```py\\na\\n```\\ntext\\n```\\nb\\n```")
     [('py', 'a'), ('', 'b')]
     """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n")
     blocks: list[tuple[str, str]] = []
     fence = ""
     label = ""
-    body: list[str] = []
-    for line in text.replace("\r\n", "\n").split("\n"):
+    body = 0  # where the open block's code begins
+    for start, end in _lines_with_fences(text):
+        line = text[start:end]
         if not fence:
             opening = _FENCE_OPEN.match(line)
             if opening:
-                fence, label, body = opening.group(1), opening.group(2).lower(), []
+                fence, label, body = opening.group(1), opening.group(2).lower(), end + 1
             continue
         closing = _FENCE_CLOSE.match(line)
         if closing and len(closing.group(1)) >= len(fence):
-            blocks.append((label, "\n".join(body)))
+            blocks.append((label, text[body : start - 1]))
             fence = ""
         elif line.rstrip().endswith(fence) and not line.strip().startswith("`"):
-            body.append(line.rstrip()[: -len(fence)])
-            blocks.append((label, "\n".join(body)))
+            blocks.append((label, text[body:start] + line.rstrip()[: -len(fence)]))
             fence = ""
-        else:
-            body.append(line)
     return blocks
+
+
+def _lines_with_fences(text: str) -> Iterator[tuple[int, int]]:
+    """Where each line holding three backticks begins and ends (its ``\\n``), in order: no other
+    line can open or close a block. A model's answer is mostly prose and reasoning, and ``score``
+    reads every answer before its first program starts: on a 35 KB answer this took 120 us a
+    line at a time, 30 us this way."""
+    end = -1
+    for mark in _FENCE_MARK.finditer(text):
+        if mark.start() <= end:  # on the line found last
+            continue
+        end = text.find("\n", mark.start())
+        if end == -1:
+            end = len(text)
+        yield text.rfind("\n", 0, mark.start()) + 1, end
 
 
 def _extract_fenced(text: str) -> ExtractionResult:

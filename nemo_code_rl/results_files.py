@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from nemo_code_rl import fast_json
 from nemo_code_rl.outcomes import AttemptStatus, Verdict
 from nemo_code_rl.rows import RowError, not_text
 
@@ -75,7 +76,7 @@ def read_completions(path: str | Path) -> list[Completion]:
 def _completion_row(line: bytes) -> tuple[Any, str]:
     """The decoded row and ``""``, or what is wrong with it."""
     try:
-        row = json.loads(line.decode("utf-8"))
+        row = fast_json.loads(line)
     except UnicodeDecodeError as exc:
         return None, not_text(exc)
     except json.JSONDecodeError as exc:
@@ -167,7 +168,7 @@ def _first(items: Iterable[str], shown: int = 5) -> str:
 
 def write_results(rows: Iterable[Mapping[str, Any]], path: str | Path) -> None:
     """Write the whole results file in one step (a reader, or a crash, never sees half of it)."""
-    _write_lines((json.dumps(row) + "\n" for row in rows), path)
+    _write_lines((fast_json.dumps_line(row) for row in rows), path)
 
 
 def _write_lines(lines: Iterable[str], path: str | Path) -> None:
@@ -208,7 +209,7 @@ class ResultsFile:
         self._lines: dict[int, tuple[Mapping[str, Any], str]] = {}
 
     def append(self, row: Mapping[str, Any]) -> None:
-        line = json.dumps(row) + "\n"
+        line = fast_json.dumps_line(row)
         self._handle.write(line)
         self._handle.flush()
         self.written += 1
@@ -241,7 +242,7 @@ class ResultsFile:
 
     def _line(self, row: Mapping[str, Any]) -> str:
         known = self._lines.get(id(row))
-        return known[1] if known is not None and known[0] is row else json.dumps(row) + "\n"
+        return known[1] if known is not None and known[0] is row else fast_json.dumps_line(row)
 
     def close(self) -> None:
         self._handle.close()

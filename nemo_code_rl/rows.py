@@ -8,9 +8,10 @@ field, never a traceback.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
+
+from nemo_code_rl import fast_json
 
 ID_FIELDS = ("id", "task_id", "problem_id", "hash_id")
 
@@ -76,6 +77,6 @@ def decoded_json(value: Any, field: str) -> Any:
     if not isinstance(value, str):
         return value
     try:
-        return json.loads(value)
+        return fast_json.loads(value)
     except ValueError as error:
         raise ProblemFormatError(f"not valid JSON ({error})", field=field) from error

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import doctest
 import json
+import random
 
 import pytest
 
@@ -83,6 +84,44 @@ def test_fenced_blocks_lists_labels_and_code() -> None:
         ("cpp", "b"),
         ("", "c"),
     ]
+
+
+def _blocks_line_by_line(text: str) -> list[tuple[str, str]]:
+    """The rule ``fenced_blocks`` documents, applied to every line in turn: the oracle its
+    faster reading (only the lines holding three backticks) must agree with."""
+    blocks, fence, label, body = [], "", "", []
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if not fence:
+            opening = extraction._FENCE_OPEN.match(line)
+            if opening:
+                fence, label, body = opening.group(1), opening.group(2).lower(), []
+            continue
+        closing = extraction._FENCE_CLOSE.match(line)
+        if closing and len(closing.group(1)) >= len(fence):
+            blocks.append((label, "\n".join(body)))
+            fence = ""
+        elif line.rstrip().endswith(fence) and not line.strip().startswith("`"):
+            blocks.append((label, "\n".join([*body, line.rstrip()[: -len(fence)]])))
+            fence = ""
+        else:
+            body.append(line)
+    return blocks
+
+
+def test_fenced_blocks_agree_with_reading_every_line() -> None:
+    pieces = ["```", "````", "``````", "`x`", "``", "python", "cpp", " ", "\t", "\n", "\r\n", "\r"]
+    pieces += ["print(1)", "    ", "\u2028", "\x85", "a```", "``` py", "\n```\n", "\n```python\n", "é"]
+    rng = random.Random(0)
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        assert fenced_blocks(text) == _blocks_line_by_line(text), repr(text)
+
+
+def test_long_answers_with_inline_code_keep_their_last_block() -> None:
+    prose = "Use `sum` over the `list`, then ``print`` it: ``` is a fence only at a line's start.\n" * 400
+    text = prose + "```python\nprint(sum(map(int, input().split())))\n```\n" + prose
+    assert extract_code(text).code == "print(sum(map(int, input().split())))"
+    assert fenced_blocks(text) == _blocks_line_by_line(text)
 
 
 def test_think_sections_are_ignored() -> None:

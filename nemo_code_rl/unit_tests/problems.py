@@ -33,6 +33,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
+from nemo_code_rl import fast_json
 from nemo_code_rl.rows import ID_FIELDS, ProblemFormatError, RowError, decoded_json, not_text
 
 ProblemKind = Literal["stdio", "call", "assert"]
@@ -263,7 +264,7 @@ def _rows(source: str | os.PathLike[str] | Iterable[Mapping[str, Any]]) -> Itera
     if kind == ".jsonl":
         return _jsonl_rows(path, raw)
     try:
-        data = json.loads(raw.decode("utf-8"))
+        data = fast_json.loads(raw)
     except UnicodeDecodeError as error:
         raise ProblemFormatError(not_text(error), location=str(path)) from error
     except ValueError as error:
@@ -283,7 +284,7 @@ def _jsonl_rows(path: Path, raw: bytes) -> list[tuple[str, Any]]:
             continue
         location = f"{path}: line {number}"
         try:
-            rows.append((location, json.loads(data.decode("utf-8"))))
+            rows.append((location, fast_json.loads(data)))
         except UnicodeDecodeError as error:
             rows.append((location, ProblemFormatError(not_text(error), location=location)))
         except ValueError as error:

@@ -365,8 +365,10 @@ class Verifier:
         """Run the reference of every problem whose content is not in the cache yet, once each."""
         todo: dict[str, Problem] = {}
         for problem in problems:
+            if not problem.reference_solution:  # nothing to calibrate: its key is not worth a digest
+                continue
             key = self._key(problem)
-            if problem.reference_solution and key not in self.time_limits:
+            if key not in self.time_limits:
                 todo.setdefault(key, problem)
         if not todo:
             return

@@ -1,8 +1,10 @@
 """Batch behaviour: order, spreading, worker loss and recovery, start-up checks."""
 
+import dataclasses
 import gc
 import itertools
 import os
+import pickle
 import platform
 import shutil
 import signal
@@ -18,6 +20,7 @@ from nemo_code_rl import ExecutionPool, IsolationUnavailable, Limits, Program, V
 from nemo_code_rl.engine import PlannedProgram, collector_pause
 from nemo_code_rl.engine import pool as pool_module
 from nemo_code_rl.engine.pool import WorkerPool, quiet_chains
+from nemo_code_rl.engine.results import ExecutionResult, result_from_fields
 from tests.cancellation import check_cancelled_programs
 
 from .conftest import TEST_LIMITS, kill_workers_later, leftovers_after_sweep
@@ -32,6 +35,25 @@ def test_batch_results_follow_input_order(pool):
     assert [len(r) for r in results] == [i % 4 for i in range(30)]
     for i, per_program in enumerate(results):
         assert [r.stdout for r in per_program] == [f"{i * j}\n" for j in range(i % 4)]
+
+
+def test_results_carry_every_field_as_if_built_whole(pool):
+    """Workers set only the fields that differ from their defaults: the results still compare,
+    hash, pickle and serialise as objects built with every field."""
+    ((ok, failed),) = pool.run_batch(
+        [Program("import sys\nprint(input())\nsys.exit(int(input()))", ["a\n0", "b\n3"])]
+    )
+    for result in (ok, failed):
+        whole = ExecutionResult(
+            **{f.name: getattr(result, f.name) for f in dataclasses.fields(ExecutionResult)}
+        )
+        assert result == whole and hash(result) == hash(whole)
+        assert pickle.loads(pickle.dumps(result)) == whole
+        assert result.to_dict() == whole.to_dict()
+    assert (ok.verdict, ok.exit_code, ok.stdout, ok.stderr, ok.error) == (Verdict.OK, 0, "a\n", "", "")
+    assert (failed.verdict, failed.exit_code, failed.error) == (Verdict.RUNTIME_ERROR, 3, "exit status 3")
+    with pytest.raises(TypeError, match="no fields"):
+        result_from_fields({"verdict": "ok", "stdot": "typo"})
 
 
 def test_progress_is_reported(pool):
