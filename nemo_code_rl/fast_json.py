@@ -56,17 +56,23 @@ def _standard(data: bytes | str) -> Any:
 
 def _holds_float(value: Any) -> bool:
     """Whether ``value`` (as orjson builds it) is or contains a float. The element types of a
-    container are collected in C (``map(type, ...)``): a row's tests are lists of texts."""
-    kind = type(value)
-    if kind is dict:
-        value = value.values()
-    elif kind is not list:
-        return kind is float
-    kinds = set(map(type, value))
-    if float in kinds:
-        return True
-    if list in kinds or dict in kinds:
-        for item in value:
-            if (type(item) is list or type(item) is dict) and _holds_float(item):
+    container are collected in C (``map(type, ...)``): a row's tests are lists of texts. Walked
+    with a stack of its own: orjson reads nesting up to 1024 deep, past Python's recursion limit."""
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        kind = type(value)
+        if kind is dict:
+            value = value.values()
+        elif kind is not list:
+            if kind is float:
                 return True
+            continue
+        kinds = set(map(type, value))
+        if float in kinds:
+            return True
+        if list in kinds or dict in kinds:
+            for item in value:
+                if type(item) is list or type(item) is dict:
+                    pending.append(item)
     return False

@@ -62,6 +62,25 @@ def test_reads_what_the_standard_library_reads(data: bytes) -> None:
     assert _outcome(loads, text) == _outcome(_standard, text)
 
 
+def _innermost(value: object) -> tuple[int, object]:
+    depth = 0
+    while isinstance(value, list):
+        (value,), depth = value, depth + 1
+    return depth, value
+
+
+def test_nesting_orjson_reads_is_read_whatever_the_recursion_limit() -> None:
+    assert _innermost(loads(b"[" * 1020 + b'"text"' + b"]" * 1020)) == (1020, "text")
+    with_float = b"[" * 1020 + b"1.5" + b"]" * 1020  # read again by the standard library, as it reads it
+    try:
+        expected = _standard(with_float)
+    except RecursionError:  # Python 3.11's json parses in C within Python's recursion limit
+        with pytest.raises(RecursionError):
+            loads(with_float)
+    else:
+        assert _innermost(loads(with_float)) == _innermost(expected) == (1020, 1.5)
+
+
 def test_random_documents_and_their_corruptions_read_alike() -> None:
     rng = random.Random(0)
     leaves = [2**63, -(2**63) - 1, 2**64, 10**30, -7, 0.5, 1e300, 's\u00e9\n"x', "", True, None]
