@@ -2,11 +2,13 @@
 
 Each round times the bare-fork floor and the verifier alone (a warm pool, one ``verify_batch``)
 on ``bench``'s workload, then runs ``nemo-code-rl score`` of each tree, in rotating order, in a
-fresh interpreter with its phases marked: the pool's start, reading the problems, the verifier's
-batch and the engine's within it, the pool's close, the rewrite in order and the summary, each
-with its CPU, and every garbage collection and the peak RSS. Every tree must give the same
-verdicts for every row. Session 22-26's probes grew into this; it fails, naming the function,
-where a phase's function has moved, rather than leave a phase out.
+fresh interpreter, then the floor again. Each run is compared with the mean of its round's two
+floors: the hosts' speed moves from minute to minute (in session 28 the floor alone took from 5.4
+to 8.1 s on 20,000 programs). Each ``score`` runs with its phases marked: the pool's start,
+reading the problems, the verifier's batch and the engine's within it, the pool's close, the
+rewrite in order and the summary, each with its CPU, and every garbage collection and the peak
+RSS. Every tree must give the same verdicts for every row. Session 22-26's probes grew into this;
+it fails, naming the function, where a phase's function has moved, rather than leave a phase out.
 
     python benchmarks/score_phases.py --workers 16 --programs 20000 --rounds 3 \\
         --tree before=/tmp/before --tree now=/tmp/now --json phases.json
@@ -210,9 +212,20 @@ _STEPS: dict[str, Callable[..., None]] = {
 }
 
 
+def _floor_seconds(tree: str | None, programs: int, workers: int) -> float:
+    """The floor's seconds, run in ``tree``'s interpreter."""
+    return float(_in_tree(tree, "floor", programs, workers).split()[-1])
+
+
+def _round_floor(row: dict[str, Any]) -> float:
+    """What a round's runs are compared with: the mean of its floor before and after them."""
+    return (row["floor"] + row["floor_after"]) / 2
+
+
 def _line(row: dict[str, Any], names: list[str]) -> str:
-    parts = [f"{row['programs']} programs, round {row['round']}: floor {row['floor']:.2f} s, verifier alone "
-             f"{row['verifier']:.2f} s"]  # fmt: skip
+    floor = _round_floor(row)
+    parts = [f"{row['programs']} programs, round {row['round']}: floor {row['floor']:.2f} s before, "
+             f"{row['floor_after']:.2f} s after, verifier alone {row['verifier']:.2f} s"]  # fmt: skip
     for name in names:
         marks = row["trees"][name]
         spans = ", ".join(
@@ -221,7 +234,7 @@ def _line(row: dict[str, Any], names: list[str]) -> str:
             if label + "_begin" in marks
         )
         parts.append(
-            f"  {name}: {marks['process_end']:.2f} s ({marks['process_end'] / row['floor']:.2f}x the floor); "
+            f"  {name}: {marks['process_end']:.2f} s ({marks['process_end'] / floor:.2f}x the floor); "
             f"batch from {marks['run_batch_begin']:.2f} s; {spans}; CPU {marks['cpu']:.2f} s"
         )
     parts.append(f"  same verdicts in every tree: {row['same_rows']}")
@@ -251,7 +264,7 @@ def main() -> int:
             last = trees[names[-1]]
             _in_tree(last, "workload", programs, folder)
             for round_ in range(args.rounds):
-                floor = float(_in_tree(last, "floor", programs, args.workers).split()[-1])
+                floor = _floor_seconds(last, programs, args.workers)
                 alone = _in_tree(last, "verifier_alone", programs, args.workers, args.isolation)
                 alone = float(alone.split()[-1])
                 order = names[round_ % len(names) :] + names[: round_ % len(names)]
@@ -260,6 +273,7 @@ def main() -> int:
                 row["trees"] = {
                     name: _score(trees[name], folder, args.workers, args.isolation, name) for name in order
                 }
+                row["floor_after"] = round(_floor_seconds(last, programs, args.workers), 4)
                 first = _verdicts(folder, names[0])
                 row["same_rows"] = all(_verdicts(folder, name) == first for name in names[1:])
                 report.append(row)
