@@ -21,7 +21,7 @@ def test_score_phases_marks_every_phase_in_order(tmp_path):
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     [row] = json.loads(out.read_text())
-    assert row["same_rows"] is True and row["floor"] > 0 and row["verifier"] > 0
+    assert row["same_rows"] is True and row["floor"] > 0 and row["floor_after"] > 0 and row["verifier"] > 0
     marks = row["trees"]["installed"]
     order = [
         "pool_start_begin",
