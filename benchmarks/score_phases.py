@@ -212,9 +212,9 @@ _STEPS: dict[str, Callable[..., None]] = {
 }
 
 
-def _floor_seconds(tree: str | None, programs: int, workers: int) -> float:
-    """The floor's seconds, run in ``tree``'s interpreter."""
-    return float(_in_tree(tree, "floor", programs, workers).split()[-1])
+def _step_seconds(tree: str | None, step: str, *arguments: object) -> float:
+    """The seconds a timing step (the floor, the verifier alone) printed last, run in ``tree``."""
+    return float(_in_tree(tree, step, *arguments).split()[-1])
 
 
 def _round_floor(row: dict[str, Any]) -> float:
@@ -264,16 +264,15 @@ def main() -> int:
             last = trees[names[-1]]
             _in_tree(last, "workload", programs, folder)
             for round_ in range(args.rounds):
-                floor = _floor_seconds(last, programs, args.workers)
-                alone = _in_tree(last, "verifier_alone", programs, args.workers, args.isolation)
-                alone = float(alone.split()[-1])
+                floor = _step_seconds(last, "floor", programs, args.workers)
+                alone = _step_seconds(last, "verifier_alone", programs, args.workers, args.isolation)
                 order = names[round_ % len(names) :] + names[: round_ % len(names)]
                 row: dict[str, Any] = {"programs": programs, "round": round_, "workers": args.workers}
                 row.update(floor=round(floor, 4), verifier=round(alone, 4))
                 row["trees"] = {
                     name: _score(trees[name], folder, args.workers, args.isolation, name) for name in order
                 }
-                row["floor_after"] = round(_floor_seconds(last, programs, args.workers), 4)
+                row["floor_after"] = round(_step_seconds(last, "floor", programs, args.workers), 4)
                 first = _verdicts(folder, names[0])
                 row["same_rows"] = all(_verdicts(folder, name) == first for name in names[1:])
                 report.append(row)
