@@ -50,8 +50,12 @@ export PYTHONPATH="$snapshot${PYTHONPATH:+:$PYTHONPATH}"
 report=$(mktemp --suffix=.xml)
 # Every test file of ours that imports NeMo RL or NeMo Gym (directly or through our glue), less the
 # tests of what happens where NeMo RL or datasets are absent: those run in the base-install runs.
+# -X faulthandler: a crash after the last test (in an exit handler, where pytest's own fault handler
+# is off) prints every thread's stack. The tests' conftest ends the process before the interpreter's
+# finalization, where the lane once crashed (exit 139 after every test had passed; Ray's threads
+# outlive ray.shutdown).
 status=0
-"$venv/bin/python" -m pytest -q -rs -p no:cacheprovider -o junit_family=xunit1 --junitxml="$report" \
+"$venv/bin/python" -X faulthandler -m pytest -q -rs -p no:cacheprovider -o junit_family=xunit1 --junitxml="$report" \
     tests/nemo_rl tests/run tests/arc tests/gym_server tests/test_gym_rollouts.py tests/nemo_rl_train \
     --deselect tests/run/test_no_nemo_rl.py::test_training_without_nemo_rl_explains_how_to_install_it \
     --deselect tests/nemo_rl/test_env_info_loading.py::test_a_hub_id_needs_datasets \
