@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import atexit
 import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,18 @@ def fixtures_path() -> Path:
     """Where the fixtures should be; they may be absent (e.g. in a bare checkout)."""
     configured = os.environ.get(FIXTURES_ENV)
     return Path(configured) if configured else (REPO_ROOT.parent / "shared" / "data")
+
+
+def pytest_configure() -> None:
+    """Hugging Face's caches, where they are unset, before any test module imports NeMo Gym: its
+    import points both at ``./cache/huggingface`` (the checkout, when the tests run) where unset.
+    Models and tokenizers stay where Hugging Face keeps them; the datasets the tests build go to
+    a temporary folder."""
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.expanduser("~/.cache")
+    os.environ.setdefault("HF_HOME", os.path.join(cache, "huggingface"))
+    if "HF_DATASETS_CACHE" not in os.environ:
+        folder = os.environ["HF_DATASETS_CACHE"] = tempfile.mkdtemp(prefix="nemo-code-rl-tests-datasets-")
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
