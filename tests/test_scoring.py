@@ -186,7 +186,9 @@ def test_interrupted_score_leaves_a_valid_partial_file_and_resume_finishes_it(tm
     assert 2 <= len(partial) < 8 and results.read_text().endswith("\n")
     assert {row["index"] for row in partial} >= {0, 1} and all(row["passed"] for row in partial[:2])
 
-    assert subprocess.run([*command, "--resume"], capture_output=True, text=True).returncode == 0
+    resumed = subprocess.run([*command, "--resume"], capture_output=True, text=True)
+    assert resumed.returncode == 0, resumed.stderr
+    assert f"{len(partial)} rows kept as they were, {8 - len(partial)} judged now" in resumed.stderr
     final = _rows(results)
     assert [row["index"] for row in final] == list(range(8))
     assert [row["passed"] for row in final] == [True, True] + [False] * 6

@@ -61,6 +61,11 @@ def score_to_file(
         close()
     if rows is None:
         return None
+    if results.done:
+        sys.stderr.write(
+            f"nemo-code-rl {command}: resumed {results.path}: {len(results.done)} rows kept as they were, "
+            f"{len(rows) - len(results.done)} judged now\n"
+        )
     warnings = input_warnings(completions, [row["status"] for row in rows], problem_errors)
     for warning in warnings:
         sys.stderr.write(f"nemo-code-rl {command}: warning: {warning}\n")
