@@ -188,11 +188,14 @@ def _shutdown(task_to_env: dict) -> None:
         ray.kill(actor)
 
 
-def test_single_turn_rollout_on_nemotron_rl_rows(smollm, ray_cluster, fixtures_dir: Path) -> None:
+def test_single_turn_rollout_on_nemotron_rl_rows(
+    smollm, ray_cluster, fixtures_dir: Path, tmp_path: Path
+) -> None:
     model, tokenizer, tokenizer_folder = smollm
     config = load_resolved(
         "grpo_code_2gpu",
         [
+            f"logger.log_dir={tmp_path / 'logs'}",  # the environment's metrics file goes there
             f"data.train.source={fixtures_dir / 'nemo_gym' / 'code_gen_example.jsonl'}",
             f"data.validation.source={SAMPLE}",
             f"policy.tokenizer.name={tokenizer_folder}",
@@ -220,11 +223,12 @@ def test_single_turn_rollout_on_nemotron_rl_rows(smollm, ray_cluster, fixtures_d
         _shutdown(task_to_env)
 
 
-def test_multi_turn_rollout_with_execution_feedback(smollm, ray_cluster) -> None:
+def test_multi_turn_rollout_with_execution_feedback(smollm, ray_cluster, tmp_path: Path) -> None:
     model, tokenizer, tokenizer_folder = smollm
     config = load_resolved(
         "grpo_code_multiturn_8gpu",
         [
+            f"logger.log_dir={tmp_path / 'logs'}",  # the environment's metrics file goes there
             f"data.train.source={SAMPLE}",
             "data.validation=null",
             f"policy.tokenizer.name={tokenizer_folder}",
