@@ -11,7 +11,7 @@ import socket
 
 import pytest
 
-from nemo_code_rl import Program, Verdict
+from nemo_code_rl import Limits, Program, Verdict
 from nemo_code_rl.engine.languages import CompileSettings, Language
 
 from .engine.conftest import processes_with_uids
@@ -218,14 +218,18 @@ def scan_input(needle: str) -> str:
     return "scan " + bytes(b ^ 0x5A for b in needle.encode()).hex()
 
 
-def run_hostile(pool, *inputs: str, marker: str = "none"):
-    return pool.run(Program(hostile(marker), list(inputs), language=Language.CPP))
+def run_hostile(pool, *inputs: str, marker: str = "none", limits: Limits | None = None):
+    return pool.run(Program(hostile(marker), list(inputs), language=Language.CPP, limits=limits))
 
 
 def assert_cpp_verdicts(pool) -> None:
     """Exit codes, signals, timeouts, memory, output and stack overflow get Python's verdicts
-    (the pool's time limit must be short: an endless loop costs it)."""
-    results = run_hostile(pool, "echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
+    (the pool's time limit must be short: an endless loop costs it). The memory limit is 256 MiB,
+    met after four of ``alloc``'s blocks: filling the pool's 768 MiB once took more than the 2 s
+    time limit on a loaded 2-core machine, and the program timed out first."""
+    limits = pool.limits.with_overrides(memory_bytes=256 * 1024**2)
+    modes = ("echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
+    results = run_hostile(pool, *modes, limits=limits)
     assert [(r.verdict, r.stdout) for r in results[:2]] == [
         (Verdict.OK, "4\n2\n"),
         (Verdict.RUNTIME_ERROR, ""),
