@@ -51,9 +51,12 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
     programs = [Program(item.source, list(item.inputs)) for item in items]
     rows = [item.problem_row() for item in items]
     pairs = [(parse_problem(row), item.completion) for row, item in zip(rows, items, strict=True)]
-    found = {}
-    with ForkFloor(workers) as floor:
-        found["floor"] = min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
+
+    def floor_seconds() -> float:
+        with ForkFloor(workers) as floor:
+            return min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
+
+    found = {"floor": floor_seconds()}
     with SplitForkFloor(workers) as split:
         found["floor_split"] = min(_timed(lambda: split.run(jobs, 5.0)) for _ in range(repeats))
     with ExecutionPool(workers=workers, limits=Limits(timeout_s=5.0), isolation=isolation) as pool:
@@ -73,8 +76,7 @@ def measure(workers: int, items, folder: Path, isolation: str, repeats: int) -> 
     found["score"] = min(
         _timed(lambda: subprocess.run(command, check=True, stdout=subprocess.DEVNULL)) for _ in range(repeats)
     )
-    with ForkFloor(workers) as floor:
-        found["floor_after"] = min(_timed(lambda: floor.run(jobs, 5.0)) for _ in range(repeats))
+    found["floor_after"] = floor_seconds()
     found["floor_mean"] = (found["floor"] + found["floor_after"]) / 2
     return found
 

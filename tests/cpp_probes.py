@@ -225,8 +225,8 @@ def run_hostile(pool, *inputs: str, marker: str = "none", limits: Limits | None 
 def assert_cpp_verdicts(pool) -> None:
     """Exit codes, signals, timeouts, memory, output and stack overflow get Python's verdicts
     (the pool's time limit must be short: an endless loop costs it). The memory limit is 256 MiB,
-    met after four of ``alloc``'s blocks: filling the pool's 768 MiB once took more than the 2 s
-    time limit on a loaded 2-core machine, and the program timed out first."""
+    met after four of ``alloc``'s blocks: filling the process pool's 768 MiB once took more than
+    its 2 s time limit on a loaded 2-core machine, and the program timed out first."""
     limits = pool.limits.with_overrides(memory_bytes=256 * 1024**2)
     modes = ("echo 4 2", "exit3", "segv", "loop", "alloc", "flood", "stack", "echo x")
     results = run_hostile(pool, *modes, limits=limits)
